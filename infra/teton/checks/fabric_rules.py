@@ -1,0 +1,113 @@
+"""Rules over the Fabric: what must hold of the designed cluster.  Each rule is a small named function.
+
+Findings point at the spec path that a user changes to fix them and name the devices involved.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Iterator
+
+from teton.design.fabric import Fabric
+from teton.findings import Finding
+from teton.plan import oversubscription
+
+FabricRule = Callable[[Fabric, str], Iterator[Finding]]
+_PLANE_PATH = {"backend": "backend", "frontend": "frontend"}
+TOLERANCE = 0.10  # oversubscription may differ from its target by this fraction
+
+
+def duplicate_names(f: Fabric, file: str) -> Iterator[Finding]:
+    """Two devices, or two ports of one device, carry the same name."""
+    for name in f.duplicate_names:
+        yield Finding(file, "", f"device name {name!r} is used twice", rule="duplicate-name")
+    for d in f.devices.values():
+        seen: set[str] = set()
+        for i in d.interfaces:
+            if i.name in seen:
+                yield Finding(file, _PLANE_PATH[d.plane], f"{d.name}: port {i.name} is cabled twice",
+                              rule="duplicate-name")
+            seen.add(i.name)
+
+
+def _asn_group(role: str, zone: int | None, name: str) -> tuple[object, ...]:
+    """Devices that may share an ASN by design (RFC 7938): the ATSWs; the CTSWs of one zone; the FSWs of one zone."""
+    if role in ("atsw",):
+        return (role,)
+    if role in ("ctsw", "fsw"):
+        return (role, zone)
+    return (name,)
+
+
+def asn_clash(f: Fabric, file: str) -> Iterator[Finding]:
+    """An ASN is used by devices that must not share it (two RTSWs, or devices of different tiers)."""
+    groups: dict[int, dict[tuple[object, ...], list[str]]] = defaultdict(lambda: defaultdict(list))
+    for d in f.devices.values():
+        if d.asn is not None:
+            groups[d.asn][_asn_group(d.role, d.zone, d.name)].append(d.name)
+    for asn in sorted(groups):
+        g = groups[asn]
+        if len(g) > 1:
+            names = sorted(n for members in g.values() for n in members)
+            shown = ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
+            plane = f.devices[names[0]].plane
+            yield Finding(file, f"{_PLANE_PATH[plane]}.asn", f"ASN {asn} is shared by {shown}", rule="asn-clash")
+
+
+def loopback_clash(f: Fabric, file: str) -> Iterator[Finding]:
+    """Two devices have the same loopback or router-id, or a loopback is also a link address."""
+    owners: dict[str, list[str]] = defaultdict(list)
+    rids: dict[str, list[str]] = defaultdict(list)
+    for d in f.devices.values():
+        for lo in (d.loopback4, d.loopback6):
+            if lo:
+                owners[lo.split("/")[0]].append(d.name)
+        if d.router_id:
+            rids[d.router_id].append(d.name)
+    for addr, names in sorted(owners.items()):
+        if len(names) > 1:
+            yield Finding(file, "addressing", f"loopback {addr} is on {', '.join(sorted(names))}",
+                          rule="loopback-clash")
+    for rid, names in sorted(rids.items()):
+        if len(names) > 1:
+            yield Finding(file, "addressing", f"router-id {rid} is on {', '.join(sorted(names))}",
+                          rule="loopback-clash")
+    for link in f.links:
+        for end in (link.a, link.b):
+            for addr in (end.ipv4, end.ipv6):
+                if addr and addr.split("/")[0] in owners:
+                    yield Finding(file, "addressing", f"{end.device} {end.port} address {addr} is also the loopback "
+                                  f"of {owners[addr.split('/')[0]][0]}: the loopback and link pools overlap",
+                                  rule="loopback-clash")
+
+
+def link_mismatch(f: Fabric, file: str) -> Iterator[Finding]:
+    """The two ends of a link disagree on speed or MTU, or a port is slower than its link."""
+    by_port = {}
+    for d in f.devices.values():
+        for i in d.interfaces:
+            by_port[(d.name, i.name)] = i
+    for link in f.links:
+        ia, ib = by_port.get((link.a.device, link.a.port)), by_port.get((link.b.device, link.b.port))
+        if ia is None or ib is None:
+            continue
+        where = f"{link.a.device} {link.a.port} <-> {link.b.device} {link.b.port}"
+        plane = _PLANE_PATH[f.devices[link.b.device].plane]
+        if ia.speed_gbps != ib.speed_gbps:
+            yield Finding(file, plane, f"{where}: speed {ia.speed_gbps}G vs {ib.speed_gbps}G", rule="speed-mismatch")
+        if ia.mtu != ib.mtu:
+            yield Finding(file, f"{plane}.mtu", f"{where}: MTU {ia.mtu} vs {ib.mtu}", rule="mtu-mismatch")
+
+
+def oversubscription_off_target(f: Fabric, file: str) -> Iterator[Finding]:
+    """A tier's downlink:uplink capacity ratio, computed from the Fabric, is off the spec's target by >10 %."""
+    actual = oversubscription(f)
+    for tier, target in sorted(f.targets.items()):
+        got = actual.get(tier)
+        if got is not None and abs(got - target) > TOLERANCE * target:
+            yield Finding(file, f"backend.{tier}.oversubscription", f"target {target:g}:1 but the fabric gives "
+                          f"{got:.3g}:1", rule="oversubscription")
+
+
+FABRIC_RULES: tuple[FabricRule, ...] = (duplicate_names, asn_clash, loopback_clash, link_mismatch,
+                                        oversubscription_off_target)

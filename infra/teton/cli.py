@@ -1,0 +1,155 @@
+"""teton's command line: validate, plan, render, schema.  The only place that prints and exits."""
+
+from __future__ import annotations
+
+import json
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Iterator
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from teton.findings import Finding, SpecError
+
+EXIT_BAD_INPUT = 2
+err = Console(stderr=True, highlight=False)
+out = Console(highlight=False, soft_wrap=True)
+
+
+def _report(findings: list[Finding], as_json: bool) -> None:
+    if as_json:
+        click.echo(json.dumps({"ok": not any(f.severity == "error" for f in findings),
+                               "findings": [f.as_dict() for f in findings]}, indent=1, sort_keys=True))
+        return
+    for f in findings:
+        colour = "red" if f.severity == "error" else "yellow"
+        err.print(f"[{colour}]{f.severity}[/{colour}]: {f}", markup=True)
+
+
+@contextmanager
+def _bad_input(as_json: bool = False) -> Iterator[None]:
+    try:
+        yield
+    except SpecError as exc:
+        _report(exc.findings, as_json)
+        n = sum(1 for f in exc.findings if f.severity == "error")
+        err.print(f"{n} error{'s' if n != 1 else ''}; nothing was written.")
+        sys.exit(EXIT_BAD_INPUT)
+
+
+@contextmanager
+def _progress(label: str, enabled: bool = True) -> Iterator[Any]:
+    """A spinner on stderr while a long step runs (only on a terminal)."""
+    if enabled and err.is_terminal:
+        with err.status(label) as status:
+            yield status
+    else:
+        yield None
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="teton")
+def main() -> None:
+    """teton: GPU training clusters as code (spec -> fabric -> configs -> deploy)."""
+
+
+@main.command()
+@click.argument("spec", type=click.Path(dir_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="findings as JSON")
+def validate(spec: str, as_json: bool) -> None:
+    """Check SPEC: schema, then every rule over the spec and its fabric."""
+    from teton.pipeline import load_and_design
+
+    with _bad_input(as_json), _progress("validating"):
+        designed = load_and_design(spec)
+    _report(designed.warnings, as_json)
+    if not as_json:
+        f = designed.fabric
+        err.print(f"{spec}: valid ({len(f.devices)} devices, {len(f.links)} links)")
+
+
+@main.command()
+@click.argument("spec", type=click.Path(dir_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="figures as JSON, for scripts")
+def plan(spec: str, as_json: bool) -> None:
+    """Figures of SPEC's cluster, computed from its fabric."""
+    from teton.pipeline import load_and_design
+    from teton.plan import plan as figures
+
+    with _bad_input(as_json), _progress("designing"):
+        designed = load_and_design(spec)
+    p = figures(designed.fabric)
+    if as_json:
+        click.echo(json.dumps(p, indent=1, sort_keys=True))
+        return
+    _report(designed.warnings, False)
+    _print_plan(p)
+
+
+def _print_plan(p: dict[str, Any]) -> None:
+    t = Table(title=f"{p['cluster']} ({p['site']}), {p['backend']} backend", show_header=False)
+    t.add_column(style="bold")
+    t.add_column()
+    t.add_row("GPUs / hosts / racks / zones", f"{p['gpus']:,} / {p['hosts']:,} / {p['racks']:,} / {p['zones']}")
+    t.add_row("backend switches", ", ".join(f"{k} {v:,}" for k, v in p["switches"].items()))
+    t.add_row("front-end switches", ", ".join(f"{k} {v:,}" for k, v in p["frontend_switches"].items()))
+    t.add_row("models", "; ".join(f"{r}: " + ", ".join(f"{m} x{n:,}" for m, n in ms.items())
+                                 for r, ms in p["switch_models"].items()))
+    t.add_row("links", ", ".join(f"{k} {v:,}" for k, v in p["links"].items()))
+    t.add_row("DAC cables / optics", f"{p['dac_cables']:,} / {p['optics']:,}")
+    t.add_row("injection / bisection", f"{p['injection_tbps']:,} Tb/s / {p['bisection_tbps']:,} Tb/s")
+    t.add_row("oversubscription", ", ".join(f"{k} {v:g}:1" for k, v in p["oversubscription"].items()))
+    s = p["storage"]
+    t.add_row("storage", f"{s['servers']:,} servers in {s['racks']} racks, {s['drives']:,} drives, {s['raw_pb']} PB raw")
+    t.add_row("power", f"{p['power_kw']:,} kW")
+    out.print(t)
+
+
+@main.command()
+@click.argument("spec", type=click.Path(dir_okay=False))
+@click.option("-o", "--output", type=click.Path(file_okay=False), help="build folder (default build/<cluster>/)")
+@click.option("--yang-dir", type=click.Path(file_okay=False, exists=True), envvar="TETON_SONIC_YANG_DIR",
+              help="SONiC YANG models (default ../shared/sonic-yang-models/yang beside the repo)")
+@click.option("--json", "as_json", is_flag=True, help="summary as JSON")
+def render(spec: str, output: str | None, yang_dir: str | None, as_json: bool) -> None:
+    """Render every artifact of SPEC into a build folder, atomically, with manifest.json."""
+    from teton.pipeline import load_and_design
+    from teton.plan import plan as figures
+    from teton.render import render_all
+    from teton.render.artifacts import write_atomically
+    from teton.render.context import RenderContext
+
+    with _bad_input(as_json), _progress("designing") as status:
+        designed = load_and_design(spec)
+        p = figures(designed.fabric)
+        ctx = RenderContext(figures=p, sonic_yang_dir=Path(yang_dir) if yang_dir else None)
+
+        def step(name: str) -> None:
+            if status is not None:
+                status.update(f"rendering {name}")
+
+        files = render_all(designed.fabric, ctx, step)
+        target = Path(output) if output else Path("build") / designed.cluster.name
+        if status is not None:
+            status.update(f"writing {len(files)} files")
+        write_atomically(target, files, p)
+    _report(designed.warnings, False)
+    if as_json:
+        click.echo(json.dumps({"output": str(target), "files": len(files) + 1}, sort_keys=True))
+    else:
+        err.print(f"wrote {len(files) + 1} files to {target}/")
+
+
+@main.command()
+def schema() -> None:
+    """Print the spec's JSON Schema (2020-12)."""
+    from teton.spec.schema import spec_schema
+
+    click.echo(json.dumps(spec_schema(), indent=1, sort_keys=True))
+
+
+if __name__ == "__main__":
+    main()

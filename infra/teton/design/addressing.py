@@ -1,0 +1,118 @@
+"""Address pools: /31 (/127) link nets, /32 (/128) loopbacks and per-RTSW host blocks, by index arithmetic.
+
+Allocation is a pure function of an index, so it is deterministic and O(1) per address.  A pool that is too small
+raises PoolExhausted, which the checks turn into a finding (see `teton.checks.rules.pool_exhausted`).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from dataclasses import dataclass
+
+from teton.spec.model import AddressPools, Addressing
+
+
+class PoolExhausted(Exception):
+    def __init__(self, pool: str, network: str, needed: int, available: int):
+        super().__init__(f"pool {network} has room for {available} but {needed} are needed")
+        self.pool, self.network, self.needed, self.available = pool, network, needed, available
+
+
+@dataclass(frozen=True)
+class Pool:
+    """`network` cut into blocks of prefix length `plen`; block i is at base + i * size."""
+
+    name: str
+    network: str
+    plen: int
+
+    def __post_init__(self) -> None:
+        net = ipaddress.ip_network(self.network)
+        if self.plen < net.prefixlen:
+            raise PoolExhausted(self.name, self.network, 1, 0)
+
+    @property
+    def _net(self) -> ipaddress.IPv4Network | ipaddress.IPv6Network:
+        return ipaddress.ip_network(self.network)
+
+    @property
+    def capacity(self) -> int:
+        return 1 << (self.plen - self._net.prefixlen)
+
+    def require(self, needed: int) -> None:
+        if needed > self.capacity:
+            raise PoolExhausted(self.name, self.network, needed, self.capacity)
+
+    def block(self, i: int) -> tuple[int, int]:
+        """(first address as int, size) of block i."""
+        net = self._net
+        size = 1 << (net.max_prefixlen - self.plen)
+        return int(net.network_address) + i * size, size
+
+
+class LinkNets:
+    """Hands out point-to-point nets (/31 or /127) from one or two pools: north end first address, south second."""
+
+    __slots__ = ("_v4base", "_v6base")
+
+    def __init__(self, base4: int | None, base6: int | None):
+        self._v4base, self._v6base = base4, base6
+
+    @classmethod
+    def from_pools(cls, v4: Pool | None, v6: Pool | None) -> LinkNets:
+        return cls(_base(v4), _base(v6))
+
+    def pair(self, i: int) -> tuple[tuple[str | None, str | None], tuple[str | None, str | None]]:
+        """((north4, north6), (south4, south6)) with prefix lengths, for link i."""
+        n4 = s4 = n6 = s6 = None
+        if self._v4base is not None:
+            a = self._v4base + 2 * i
+            n4, s4 = f"{_v4(a)}/31", f"{_v4(a + 1)}/31"
+        if self._v6base is not None:
+            a = self._v6base + 2 * i
+            n6, s6 = f"{_v6(a)}/127", f"{_v6(a + 1)}/127"
+        return (n4, n6), (s4, s6)
+
+
+def _base(pool: Pool | None) -> int | None:
+    return None if pool is None else int(ipaddress.ip_network(pool.network).network_address)
+
+
+_V4 = ipaddress.IPv4Address
+_V6 = ipaddress.IPv6Address
+
+
+def _v4(value: int) -> str:
+    return str(_V4(value))
+
+
+def _v6(value: int) -> str:
+    return str(_V6(value))
+
+
+def host_block_plen(family: int, links: int) -> int:
+    """Prefix length of one RTSW's block of `links` host /31s: a /27 for 16 links; IPv6 always a /64."""
+    if family == 6:
+        return 64
+    need = 2 * links
+    bits = max(1, (need - 1).bit_length())
+    return 32 - bits
+
+
+def loopback(pool: Pool, i: int) -> str:
+    start, _ = pool.block(i)
+    return f"{_v4(start)}/32" if pool.plen == 32 else f"{_v6(start)}/128"
+
+
+def pools(addressing: Addressing, which: str, *, v4_plen: int, v6_plen: int) -> tuple[Pool | None, Pool | None]:
+    """The v4 and v6 pools named `which` (loopbacks, fabric_links or host_links), cut at the given prefix lengths."""
+
+    def one(p: AddressPools | None, plen: int, fam: str) -> Pool | None:
+        net = getattr(p, which) if p is not None else None
+        return None if net is None else Pool(f"{fam}.{which}", net, plen)
+
+    return one(addressing.ipv4, v4_plen, "ipv4"), one(addressing.ipv6, v6_plen, "ipv6")
+
+
+def fmt_block(start: int, plen: int, family: int) -> str:
+    return f"{_v4(start)}/{plen}" if family == 4 else f"{_v6(start)}/{plen}"

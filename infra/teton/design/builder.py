@@ -1,0 +1,61 @@
+"""Shared mechanics of the designers: port allocation on a device and wiring a link between two devices."""
+
+from __future__ import annotations
+
+from collections import deque
+
+from teton.design.addressing import LinkNets
+from teton.design.fabric import Device, End, Fabric, Interface, Link
+from teton.design.ports import port_names
+from teton.spec.model import SwitchModel
+
+
+class PortOverflow(Exception):
+    def __init__(self, device: str, model: str, needed: int, available: int, speed: int):
+        super().__init__(f"{device} ({model}) needs {needed} ports of {speed}G but has {available}")
+        self.device, self.model, self.needed, self.available, self.speed = device, model, needed, available, speed
+
+
+class Ports:
+    """Hands out a device's ports in port order, from ports of exactly the asked speed first, then faster ones."""
+
+    __slots__ = ("device", "model", "_free", "_total")
+
+    def __init__(self, device: str, model: SwitchModel | None, nic_names: list[tuple[str, int]] | None = None):
+        self.device = device
+        self.model = model.name if model else "host"
+        ports = [(n, s) for n, s, _ in port_names(model)] if model else list(nic_names or [])
+        self._total = len(ports)
+        self._free: dict[int, deque[tuple[str, int]]] = {}
+        for i, (name, speed) in enumerate(ports):
+            self._free.setdefault(speed, deque()).append((name, i))
+
+    def take(self, speed: int) -> tuple[str, int]:
+        """(port name, port index) of the next free port that runs at `speed`."""
+        for native in sorted(s for s in self._free if s >= speed):
+            queue = self._free[native]
+            if queue:
+                return queue.popleft()
+        raise PortOverflow(self.device, self.model, self._total - self.free() + 1, self._total, speed)
+
+    def free(self) -> int:
+        return sum(len(q) for q in self._free.values())
+
+
+def wire(fabric: Fabric, kind: str, south: Device, sport: tuple[str, int], north: Device, nport: tuple[str, int],
+         *, speed: int, medium: str, mtu: int, nets: LinkNets | None, net_index: int, rack: str,
+         zone: int | None) -> Link:
+    """Connect south:sport to north:nport, addressing both ends from link net `net_index` of `nets`."""
+    (n4, n6), (s4, s6) = nets.pair(net_index) if nets is not None else ((None, None), (None, None))
+    north.interfaces.append(Interface(nport[0], nport[1], speed, mtu, kind, medium, south.name, sport[0],
+                                      n4, n6, _host(s4), _host(s6), "down"))
+    south.interfaces.append(Interface(sport[0], sport[1], speed, mtu, kind, medium, north.name, nport[0],
+                                      s4, s6, _host(n4), _host(n6), "up"))
+    link = Link(kind, End(south.name, sport[0], s4, s6), End(north.name, nport[0], n4, n6), speed, medium, mtu,
+                zone, rack)
+    fabric.links.append(link)
+    return link
+
+
+def _host(cidr: str | None) -> str | None:
+    return None if cidr is None else cidr.split("/", 1)[0]

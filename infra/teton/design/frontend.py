@@ -1,0 +1,149 @@
+"""Front-end network and storage racks: an RSW per compute and storage rack, FSWs per zone, Sierra Point servers.
+
+Compute hosts' front-end NICs (fe0, fe1) and storage servers' NICs go to their rack's RSW (routed /31s from the
+front end's host pool, one block per RSW); RSW uplink group j goes to FSW j of its zone.  Storage racks form zone 0
+of the front end, with their own FSWs.
+"""
+
+from __future__ import annotations
+
+from teton.design.addressing import LinkNets, host_block_plen, loopback, pools
+from teton.design.builder import Ports, wire
+from teton.design.fabric import Device, Fabric
+from teton.design.naming import fe_rsw_name, fsw_name, net_rack_name, rack_name, storage_rack_name, \
+    storage_server_name
+from teton.design.roce import RACK_UNITS, _ip, _router_id
+from teton.spec.model import Cluster, Frontend, SwitchModel
+
+SIERRA_POINT_RU = 1  # Yosemite V3 sled height used for placement [I]
+
+
+def fe_rack_ports(cluster: Cluster) -> dict[str, int]:
+    """Host-facing ports an RSW needs, by rack kind (for the port-capacity check)."""
+    out = {"compute": cluster.hosts_per_rack * cluster.host.frontend_nics}
+    for i, s in enumerate(cluster.storage):
+        out[f"storage[{i}]"] = s.servers_per_rack * s.nics_per_server
+    return out
+
+
+def fe_counts(cluster: Cluster) -> dict[str, int]:
+    fe = cluster.frontend
+    assert fe is not None
+    racks = cluster.zones * cluster.racks_per_zone + sum(s.racks for s in cluster.storage)
+    fe_zones = cluster.zones + (1 if cluster.storage else 0)
+    fsw = fe_zones * fe.fsw_per_zone
+    return {"loopbacks": racks + fsw, "fabric_links": racks * fe.fsw_per_zone * fe.uplinks_per_fsw,
+            "host_links": racks, "rsw_up": fe.fsw_per_zone * fe.uplinks_per_fsw,
+            "fsw_down": max(cluster.racks_per_zone, sum(s.racks for s in cluster.storage)) * fe.uplinks_per_fsw,
+            "max_host_ports": max(fe_rack_ports(cluster).values())}
+
+
+def design_frontend(cluster: Cluster, fabric: Fabric, models: dict[str, SwitchModel]) -> None:
+    fe = cluster.frontend
+    if fe is None:
+        _storage_only(cluster, fabric)
+        return
+    rm, fm = models[fe.rsw.model], models[fe.fsw.model]
+    counts = fe_counts(cluster)
+    lo4, lo6 = pools(fe.addressing, "loopbacks", v4_plen=32, v6_plen=128)
+    fl4, fl6 = pools(fe.addressing, "fabric_links", v4_plen=31, v6_plen=127)
+    per_rsw = counts["max_host_ports"]
+    hb4, hb6 = pools(fe.addressing, "host_links", v4_plen=host_block_plen(4, per_rsw),
+                     v6_plen=host_block_plen(6, per_rsw))
+    up_nets = LinkNets.from_pools(fl4, fl6)
+    state = {"loop": 0, "uplink": 0, "rsw": 0}
+    ports: dict[str, Ports] = {}
+
+    def switch(name: str, role: str, model: SwitchModel, nos: str, zone: int | None, rack: str, ru: int,
+               asn: int) -> Device:
+        i = state["loop"]
+        l4 = loopback(lo4, i) if lo4 else None
+        l6 = loopback(lo6, i) if lo6 else None
+        d = Device(name, role, model.name, nos, zone, rack, ru, model.height_ru, plane="frontend", asn=asn,
+                   loopback4=l4, loopback6=l6, router_id=_router_id(l4, 100000 + i), power_w=model.power_w)
+        state["loop"] += 1
+        fabric.add(d)
+        ports[name] = Ports(name, model)
+        return d
+
+    def rack_switch(rack: str, zone: int | None, asn_zone: int, rack_index: int,
+                    fsws: list[Device]) -> tuple[Device, LinkNets]:
+        rsw = switch(fe_rsw_name(rack), "fe-rsw", rm, fe.rsw.nos, zone, rack, RACK_UNITS - 2 * rm.height_ru + 1,
+                     fe.asn.rsw + asn_zone * fe.asn.rsw_zone_stride + rack_index)
+        base4 = base6 = None
+        if hb4:
+            base4, _ = hb4.block(state["rsw"])
+            rsw.prefixes4.append(f"{_ip(4, base4)}/{hb4.plen}")
+        if hb6:
+            base6, _ = hb6.block(state["rsw"])
+            rsw.prefixes6.append(f"{_ip(6, base6)}/{hb6.plen}")
+        state["rsw"] += 1
+        return rsw, LinkNets(base4, base6)
+
+    def uplink(rsw: Device, fsws: list[Device]) -> None:
+        for f in fsws:
+            for _ in range(fe.uplinks_per_fsw):
+                wire(fabric, "fersw-fsw", rsw, ports[rsw.name].take(fe.uplink_speed_gbps), f,
+                     ports[f.name].take(fe.uplink_speed_gbps), speed=fe.uplink_speed_gbps, medium=fe.fsw.medium_down,
+                     mtu=fe.mtu, nets=up_nets, net_index=state["uplink"], rack=rsw.rack, zone=rsw.zone)
+                state["uplink"] += 1
+
+    host_nics = [(f"fe{n}", cluster.host.frontend_nic_gbps) for n in range(cluster.host.frontend_nics)]
+    for z in range(1, cluster.zones + 1):
+        fsws = [switch(fsw_name(z, i + 1), "fsw", fm, fe.fsw.nos, z, net_rack_name(z, 90 + i // 2),
+                       1 + (i % 2) * fm.height_ru, fe.asn.fsw + z) for i in range(fe.fsw_per_zone)]
+        for r in range(1, cluster.racks_per_zone + 1):
+            rack = rack_name(z, r)
+            rsw, nets = rack_switch(rack, z, z, r, fsws)
+            k = 0
+            for h in range(1, cluster.hosts_per_rack + 1):
+                host = fabric.devices[f"{rack}-h{h}"]
+                hp = Ports(host.name, None, host_nics)
+                for _ in range(cluster.host.frontend_nics):
+                    wire(fabric, "host-fersw", host, hp.take(fe.host_link_speed_gbps), rsw,
+                         ports[rsw.name].take(fe.host_link_speed_gbps), speed=fe.host_link_speed_gbps,
+                         medium=fe.rsw.medium_down, mtu=fe.mtu, nets=nets, net_index=k, rack=rack, zone=z)
+                    k += 1
+            uplink(rsw, fsws)
+    if cluster.storage:
+        fsws = [switch(fsw_name(None, i + 1), "fsw", fm, fe.fsw.nos, None, net_rack_name(None, 90 + i // 2),
+                       1 + (i % 2) * fm.height_ru, fe.asn.fsw) for i in range(fe.fsw_per_zone)]
+        index = 0
+        for g, group in enumerate(cluster.storage, start=1):
+            for r in range(1, group.racks + 1):
+                index += 1
+                rack = storage_rack_name(g, r)
+                rsw, nets = rack_switch(rack, None, 0, index, fsws)
+                k = 0
+                for server in _storage_servers(fabric, cluster, g, rack):
+                    sp = Ports(server.name, None, [(f"fe{n}", group.nic_gbps) for n in range(group.nics_per_server)])
+                    for _ in range(group.nics_per_server):
+                        wire(fabric, "storage-fersw", server, sp.take(group.nic_gbps), rsw,
+                             ports[rsw.name].take(group.nic_gbps), speed=group.nic_gbps, medium=fe.rsw.medium_down,
+                             mtu=fe.mtu, nets=nets, net_index=k, rack=rack, zone=None)
+                        k += 1
+                uplink(rsw, fsws)
+    for m in (rm, fm):
+        fabric.models[m.name] = m
+
+
+def _storage_servers(fabric: Fabric, cluster: Cluster, g: int, rack: str) -> list[Device]:
+    group = cluster.storage[g - 1]
+    out = []
+    for s in range(1, group.servers_per_rack + 1):
+        d = Device(storage_server_name(rack, s), "storage", group.platform, None, None, rack,
+                   1 + (s - 1) * SIERRA_POINT_RU, SIERRA_POINT_RU, plane="frontend", power_w=group.power_w,
+                   attrs={"storage_role": group.role, "drives": group.drives_per_server, "drive_tb": group.drive_tb})
+        fabric.add(d)
+        out.append(d)
+    return out
+
+
+def _storage_only(cluster: Cluster, fabric: Fabric) -> None:
+    """Without a front end, storage racks are still counted and placed."""
+    for g, group in enumerate(cluster.storage, start=1):
+        for r in range(1, group.racks + 1):
+            _storage_servers(fabric, cluster, g, storage_rack_name(g, r))
+
+
+__all__ = ["design_frontend", "fe_counts", "fe_rack_ports", "Frontend"]

@@ -1,0 +1,174 @@
+"""RoCE backend design (Meta's 24k-GPU cluster shape): RTSW per rack, CTSW planes per zone, ATSW across zones.
+
+Port maps: RTSW port i <-> NIC i of its hosts (host h, NIC n -> port h*nics + n); RTSW uplink j <-> CTSW j of its
+zone (j-th group of `uplinks_per_ctsw` ports); CTSW downlinks in rack order, then one group of uplinks per ATSW;
+ATSW downlinks in (zone, CTSW) order.  ASNs per RFC 7938: ATSWs share one, the CTSWs of a zone share one, every RTSW
+has its own (base + zone*stride + rack, 1-based, so z01-r001 reads as ...1001).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from teton.design.addressing import LinkNets, Pool, host_block_plen, loopback, pools
+from teton.design.builder import Ports, wire
+from teton.design.fabric import Device, Fabric
+from teton.design.naming import atsw_name, ctsw_name, host_name, net_rack_name, rack_name, rtsw_name
+from teton.spec.model import Cluster, RoceBackend, SwitchModel
+
+RACK_UNITS = 48  # ORv3 rack height used for placement
+
+
+@dataclass(frozen=True)
+class RoceShape:
+    """Counts that follow from the spec alone; shared by the designer and the spec-level checks."""
+
+    zones: int
+    racks_per_zone: int
+    hosts_per_rack: int
+    nics: int
+    rtsw_down: int
+    rtsw_up: int
+    ctsw_per_zone: int
+    ctsw_down: int
+    ctsw_up: int
+    atsw: int
+    atsw_down: int
+
+    @property
+    def racks(self) -> int:
+        return self.zones * self.racks_per_zone
+
+    @property
+    def switches(self) -> int:
+        return self.racks + self.zones * self.ctsw_per_zone + self.atsw
+
+    @property
+    def fabric_links(self) -> int:
+        return self.racks * self.rtsw_up + self.zones * self.ctsw_per_zone * self.ctsw_up
+
+    @staticmethod
+    def of(cluster: Cluster) -> RoceShape:
+        be = cluster.backend
+        assert isinstance(be, RoceBackend)
+        nics = cluster.host.backend_nics
+        ctsw_up = be.atsw.count * be.ctsw.uplinks_per_atsw
+        return RoceShape(
+            zones=cluster.zones, racks_per_zone=cluster.racks_per_zone, hosts_per_rack=cluster.hosts_per_rack,
+            nics=nics, rtsw_down=cluster.hosts_per_rack * nics,
+            rtsw_up=be.ctsw.per_zone * be.rtsw.uplinks_per_ctsw, ctsw_per_zone=be.ctsw.per_zone,
+            ctsw_down=cluster.racks_per_zone * be.rtsw.uplinks_per_ctsw, ctsw_up=ctsw_up,
+            atsw=be.atsw.count, atsw_down=cluster.zones * be.ctsw.per_zone * be.ctsw.uplinks_per_atsw)
+
+
+def design_roce(cluster: Cluster, fabric: Fabric, models: dict[str, SwitchModel]) -> None:
+    be = cluster.backend
+    assert isinstance(be, RoceBackend)
+    shape = RoceShape.of(cluster)
+    rt, ct, at = models[be.rtsw.model], models[be.ctsw.model], models[be.atsw.model]
+    host = cluster.host
+    mtu = be.mtu
+    lo4, lo6 = pools(be.addressing, "loopbacks", v4_plen=32, v6_plen=128)
+    fl4, fl6 = pools(be.addressing, "fabric_links", v4_plen=31, v6_plen=127)
+    hb4, hb6 = pools(be.addressing, "host_links", v4_plen=host_block_plen(4, shape.rtsw_down),
+                     v6_plen=host_block_plen(6, shape.rtsw_down))
+    fabric_nets = LinkNets.from_pools(fl4, fl6)
+    asn = be.asn
+    loop_index = 0
+    ports: dict[str, Ports] = {}
+
+    def switch(name: str, role: str, model: SwitchModel, nos: str, zone: int | None, rack: str, ru: int,
+               asn_value: int) -> Device:
+        nonlocal loop_index
+        l4 = loopback(lo4, loop_index) if lo4 else None
+        l6 = loopback(lo6, loop_index) if lo6 else None
+        d = Device(name, role, model.name, nos, zone, rack, ru, model.height_ru, asn=asn_value, loopback4=l4,
+                   loopback6=l6, router_id=_router_id(l4, loop_index), power_w=model.power_w)
+        loop_index += 1
+        fabric.add(d)
+        ports[name] = Ports(name, model)
+        return d
+
+    atsws = [switch(atsw_name(i + 1), "atsw", at, be.atsw.nos, None, net_rack_name(None, i // 2 + 1),
+                    1 + (i % 2) * at.height_ru, asn.atsw) for i in range(shape.atsw)]
+    nic_ports = [(f"be{n}", host.backend_nic_gbps) for n in range(host.backend_nics)]
+    fabric_link = 0
+    rtsw_index = 0
+    for z in range(1, shape.zones + 1):
+        ctsws = [switch(ctsw_name(z, c + 1), "ctsw", ct, be.ctsw.nos, z, net_rack_name(z, c // 2 + 1),
+                        1 + (c % 2) * ct.height_ru, asn.ctsw + z) for c in range(shape.ctsw_per_zone)]
+        for r in range(1, shape.racks_per_zone + 1):
+            rack = rack_name(z, r)
+            rtsw = switch(rtsw_name(z, r), "rtsw", rt, be.rtsw.nos, z, rack, RACK_UNITS - rt.height_ru + 1,
+                          asn.rtsw + z * asn.rtsw_zone_stride + r)
+            base4 = base6 = None
+            if hb4:
+                base4, _ = hb4.block(rtsw_index)
+                rtsw.prefixes4.append(f"{_ip(4, base4)}/{hb4.plen}")
+            if hb6:
+                base6, _ = hb6.block(rtsw_index)
+                rtsw.prefixes6.append(f"{_ip(6, base6)}/{hb6.plen}")
+            rtsw_index += 1
+            host_nets = LinkNets(base4, base6)
+            rp = ports[rtsw.name]
+            for h in range(1, shape.hosts_per_rack + 1):
+                hd = Device(host_name(z, r, h), "host", host.platform, None, z, rack, 1 + (h - 1) * host.height_ru,
+                            host.height_ru, power_w=host.power_w,
+                            attrs={"gpus": host.gpus, "gpu_model": host.gpu_model, "rack_index": r})
+                fabric.add(hd)
+                hp = Ports(hd.name, None, nic_ports)
+                for n in range(host.backend_nics):
+                    k = (h - 1) * host.backend_nics + n
+                    wire(fabric, "host-rtsw", hd, hp.take(host.backend_nic_gbps), rtsw,
+                         rp.take(be.rtsw.downlink_speed_gbps), speed=be.rtsw.downlink_speed_gbps,
+                         medium=be.rtsw.medium_down, mtu=mtu, nets=host_nets, net_index=k, rack=rack, zone=z)
+                ports[hd.name] = hp
+            for c, ctsw in enumerate(ctsws):
+                for _ in range(be.rtsw.uplinks_per_ctsw):
+                    wire(fabric, "rtsw-ctsw", rtsw, rp.take(be.rtsw.uplink_speed_gbps), ctsw,
+                         ports[ctsw.name].take(be.rtsw.uplink_speed_gbps), speed=be.rtsw.uplink_speed_gbps,
+                         medium=be.ctsw.medium_down, mtu=mtu, nets=fabric_nets, net_index=fabric_link,
+                         rack=rack, zone=z)
+                    fabric_link += 1
+    for ctsw in fabric.by_role("ctsw"):
+        for atsw in atsws:
+            for _ in range(be.ctsw.uplinks_per_atsw):
+                wire(fabric, "ctsw-atsw", ctsw, ports[ctsw.name].take(be.ctsw.uplink_speed_gbps), atsw,
+                     ports[atsw.name].take(be.ctsw.uplink_speed_gbps), speed=be.ctsw.uplink_speed_gbps,
+                     medium=be.atsw.medium_down, mtu=mtu, nets=fabric_nets, net_index=fabric_link,
+                     rack=ctsw.rack, zone=ctsw.zone)
+                fabric_link += 1
+    fabric.qos = be.qos.model_dump()
+    fabric.bgp = be.bgp.model_dump()
+    fabric.targets = {"rtsw": be.rtsw.oversubscription, "ctsw": be.ctsw.oversubscription}
+    for m in (rt, ct, at):
+        fabric.models[m.name] = m
+
+
+def _ip(family: int, value: int) -> str:
+    import ipaddress
+
+    return str(ipaddress.IPv4Address(value) if family == 4 else ipaddress.IPv6Address(value))
+
+
+def _router_id(loopback4: str | None, index: int) -> str:
+    """The IPv4 loopback; on an IPv6-only fabric a unique 32-bit id from the switch's index (RFC 6286)."""
+    if loopback4:
+        return loopback4.split("/", 1)[0]
+    return _ip(4, (1 << 24) + index + 1)
+
+
+def pool_demand(cluster: Cluster) -> dict[str, int]:
+    """How many blocks each backend pool must hold (for the pool-exhausted check)."""
+    shape = RoceShape.of(cluster)
+    return {"loopbacks": shape.switches, "fabric_links": shape.fabric_links, "host_links": shape.racks}
+
+
+def pool_for(cluster: Cluster, which: str, family: int) -> Pool | None:
+    be = cluster.backend
+    assert isinstance(be, RoceBackend)
+    shape = RoceShape.of(cluster)
+    plen = {"loopbacks": (32, 128), "fabric_links": (31, 127),
+            "host_links": (host_block_plen(4, shape.rtsw_down), host_block_plen(6, shape.rtsw_down))}[which]
+    v4, v6 = pools(be.addressing, which, v4_plen=plen[0], v6_plen=plen[1])
+    return v4 if family == 4 else v6

@@ -1,0 +1,25 @@
+"""Render targets: one module per target, each `render(fabric, ctx) -> {relative path: content}`.
+
+A new target (a NOS, OpenSM files, Ansible inventory ...) is one new module listed in TARGETS.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from types import ModuleType
+
+from teton.design.fabric import Fabric
+from teton.render import cabling, fabric_json
+from teton.render.artifacts import Files
+from teton.render.context import RenderContext
+
+TARGETS: tuple[ModuleType, ...] = (fabric_json, cabling)
+
+
+def render_all(fabric: Fabric, ctx: RenderContext, progress: Callable[[str], None] | None = None) -> Files:
+    files: Files = {}
+    for target in TARGETS:
+        if progress:
+            progress(target.NAME)
+        files.update(target.render(fabric, ctx))
+    return files
