@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import click
 from rich.console import Console
@@ -103,7 +104,8 @@ def _print_plan(p: dict[str, Any]) -> None:
     t.add_row("injection / bisection", f"{p['injection_tbps']:,} Tb/s / {p['bisection_tbps']:,} Tb/s")
     t.add_row("oversubscription", ", ".join(f"{k} {v:g}:1" for k, v in p["oversubscription"].items()))
     s = p["storage"]
-    t.add_row("storage", f"{s['servers']:,} servers in {s['racks']} racks, {s['drives']:,} drives, {s['raw_pb']} PB raw")
+    t.add_row("storage", f"{s['servers']:,} servers in {s['racks']} racks, {s['drives']:,} drives, "
+                         f"{s['raw_pb']} PB raw")
     t.add_row("power", f"{p['power_kw']:,} kW")
     out.print(t)
 

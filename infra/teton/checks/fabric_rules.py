@@ -48,10 +48,13 @@ def asn_clash(f: Fabric, file: str) -> Iterator[Finding]:
     for asn in sorted(groups):
         g = groups[asn]
         if len(g) > 1:
-            names = sorted(n for members in g.values() for n in members)
-            shown = ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
-            plane = f.devices[names[0]].plane
-            yield Finding(file, f"{_PLANE_PATH[plane]}.asn", f"ASN {asn} is shared by {shown}", rule="asn-clash")
+            parts = []
+            for members in sorted(g.values()):
+                more = f" (and {len(members) - 1} more of its group)" if len(members) > 1 else ""
+                parts.append(sorted(members)[0] + more)
+            plane = f.devices[sorted(g.values())[0][0]].plane
+            yield Finding(file, f"{_PLANE_PATH[plane]}.asn", f"ASN {asn} is shared by {', '.join(parts)}",
+                          rule="asn-clash")
 
 
 def loopback_clash(f: Fabric, file: str) -> Iterator[Finding]:

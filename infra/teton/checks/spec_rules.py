@@ -114,7 +114,8 @@ def pool_exhausted(c: Cluster, file: str) -> Iterator[Finding]:
             try:
                 v4, v6 = pools(addressing, which, v4_plen=v4p, v6_plen=v6p)  # type: ignore[arg-type]
             except PoolExhausted as exc:
-                yield Finding(file, f"{base}.{exc.pool}", f"{exc.network} is smaller than one /{v4p if 'ipv4' in exc.pool else v6p} block",
+                plen = v4p if "ipv4" in exc.pool else v6p
+                yield Finding(file, f"{base}.{exc.pool}", f"{exc.network} is smaller than one /{plen} block",
                               rule="pool-exhausted")
                 continue
             if v4 is None and v6 is None:
@@ -168,7 +169,8 @@ def mtu_out_of_range(c: Cluster, file: str) -> Iterator[Finding]:
         name = dict((p, m) for p, m, _ in _tiers(c)).get(tier)
         m: SwitchModel | None = models.get(name or "")
         if m is not None and mtu > m.mtu_max:
-            yield Finding(file, path, f"MTU {mtu} is above {m.name}'s maximum {m.mtu_max} ({tier})", rule="mtu-mismatch")
+            yield Finding(file, path, f"MTU {mtu} is above {m.name}'s maximum {m.mtu_max} ({tier})",
+                          rule="mtu-mismatch")
 
 
 SPEC_RULES: tuple[SpecRule, ...] = (backend_unsupported, unknown_model, nos_unsupported, ports_overcommitted,

@@ -9,7 +9,7 @@ from __future__ import annotations
 import ipaddress
 from dataclasses import dataclass
 
-from teton.spec.model import AddressPools, Addressing
+from teton.spec.model import Addressing, AddressPools
 
 
 class PoolExhausted(Exception):

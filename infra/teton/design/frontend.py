@@ -10,8 +10,7 @@ from __future__ import annotations
 from teton.design.addressing import LinkNets, host_block_plen, loopback, pools
 from teton.design.builder import Ports, wire
 from teton.design.fabric import Device, Fabric
-from teton.design.naming import fe_rsw_name, fsw_name, net_rack_name, rack_name, storage_rack_name, \
-    storage_server_name
+from teton.design.naming import fe_rsw_name, fsw_name, net_rack_name, rack_name, storage_rack_name, storage_server_name
 from teton.design.roce import RACK_UNITS, _ip, _router_id
 from teton.spec.model import Cluster, Frontend, SwitchModel
 

@@ -123,7 +123,7 @@ def design_roce(cluster: Cluster, fabric: Fabric, models: dict[str, SwitchModel]
                          rp.take(be.rtsw.downlink_speed_gbps), speed=be.rtsw.downlink_speed_gbps,
                          medium=be.rtsw.medium_down, mtu=mtu, nets=host_nets, net_index=k, rack=rack, zone=z)
                 ports[hd.name] = hp
-            for c, ctsw in enumerate(ctsws):
+            for ctsw in ctsws:
                 for _ in range(be.rtsw.uplinks_per_ctsw):
                     wire(fabric, "rtsw-ctsw", rtsw, rp.take(be.rtsw.uplink_speed_gbps), ctsw,
                          ports[ctsw.name].take(be.rtsw.uplink_speed_gbps), speed=be.rtsw.uplink_speed_gbps,

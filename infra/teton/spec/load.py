@@ -115,7 +115,9 @@ def _data_path(loc: tuple[Any, ...], data: Any) -> tuple[str | int, ...]:
         elif isinstance(node, list) and isinstance(step, int) and step < len(node):
             path.append(step)
             node = node[step]
-        elif isinstance(node, dict) and isinstance(step, str) and step not in node and _is_field(step):
+        elif isinstance(node, dict) and step in [v for v in node.values() if isinstance(v, str)]:
+            continue  # a discriminated union's tag, e.g. backend.kind == 'roce'
+        elif isinstance(node, dict) and isinstance(step, str) and _is_field(step):
             path.append(step)  # a missing or extra key: name it
             node = None
         # else: a union tag such as 'roce' or 'function-after[...]': skip it
@@ -123,7 +125,8 @@ def _data_path(loc: tuple[Any, ...], data: Any) -> tuple[str | int, ...]:
 
 
 def _is_field(step: str) -> bool:
-    return step.isidentifier() and step.islower() or "_" in step
+    """A spec key (snake_case) rather than a pydantic validator tag such as 'function-after[...]'."""
+    return step.isidentifier()
 
 
 def _load_python(path: Path) -> Cluster:

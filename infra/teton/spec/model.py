@@ -185,7 +185,7 @@ class InfinibandBackend(_Model):
     kind: Literal["infiniband"]
 
 
-# --------------------------------------------------------------------------------------------------- front end and storage
+# ---------------------------------------------------------------------------------------- front end and storage
 
 
 class FrontendAsn(_Model):

@@ -1,0 +1,26 @@
+from __future__ import annotations
+
+import pytest
+import yaml
+
+from tests.helpers import LAB
+from teton.design import design
+from teton.design.fabric import Fabric
+from teton.spec.load import load_spec
+from teton.spec.model import Cluster
+
+
+@pytest.fixture(scope="session")
+def lab_cluster() -> Cluster:
+    return load_spec(LAB)
+
+
+@pytest.fixture(scope="session")
+def lab_fabric(lab_cluster: Cluster) -> Fabric:
+    return design(lab_cluster)
+
+
+@pytest.fixture
+def lab_data() -> dict:
+    """The lab spec as plain data, for tests that break it on purpose."""
+    return yaml.safe_load(LAB.read_text())

@@ -1,0 +1,18 @@
+"""Shared test helpers: paths of the bundled specs and writing a spec to a temporary file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+INVENTORY = ROOT / "inventory"
+LAB = INVENTORY / "lab.yaml"
+REF24K = INVENTORY / "reference-roce-24k.yaml"
+
+
+def write_spec(tmp_path: Path, data: dict | str, name: str = "spec.yaml") -> Path:
+    p = tmp_path / name
+    p.write_text(data if isinstance(data, str) else yaml.safe_dump(data, sort_keys=False))
+    return p
