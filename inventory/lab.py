@@ -4,8 +4,22 @@ Run `teton render inventory/lab.py`; a Python spec binds `cluster` to a `teton.s
 """
 
 from teton.spec import (
-    AddressPools, Addressing, AsnPlan, AtswTier, Bgp, BgpTimers, Cluster, CtswTier, Frontend, HostPlatform,
-    Management, RoceBackend, RoceQos, RtswTier, StorageRacks, Tier,
+    Addressing,
+    AddressPools,
+    AsnPlan,
+    AtswTier,
+    Bgp,
+    BgpTimers,
+    Cluster,
+    CtswTier,
+    Frontend,
+    HostPlatform,
+    Management,
+    RoceBackend,
+    RoceQos,
+    RtswTier,
+    StorageRacks,
+    Tier,
 )
 
 cluster = Cluster(
