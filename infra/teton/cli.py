@@ -16,7 +16,7 @@ from rich.table import Table
 from teton.findings import Finding, SpecError
 
 EXIT_BAD_INPUT = 2
-err = Console(stderr=True, highlight=False)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
 out = Console(highlight=False, soft_wrap=True)
 
 

@@ -8,6 +8,7 @@ from teton.catalogue import catalogue_for
 from teton.design.addressing import PoolExhausted, host_block_plen, pools
 from teton.design.builder import PortOverflow, Ports
 from teton.design.frontend import fe_counts, fe_rack_ports
+from teton.design.management import FIRST_HOST, mgmt_capacity
 from teton.design.roce import RoceShape
 from teton.findings import Finding
 from teton.spec.model import Cluster, RoceBackend, SwitchModel
@@ -108,6 +109,11 @@ def pool_exhausted(c: Cluster, file: str) -> Iterator[Finding]:
                       {k: n[k] for k in ("loopbacks", "fabric_links", "host_links")},
                       {"loopbacks": (32, 128), "fabric_links": (31, 127),
                        "host_links": (host_block_plen(4, n["max_host_ports"]), 64)}))
+    switches = sum(demand["loopbacks"] for _, _, demand, _ in plans)
+    if c.management.network is not None and mgmt_capacity(c.management.network) < switches:
+        yield Finding(file, "management.network", f"{c.management.network} has room for "
+                      f"{mgmt_capacity(c.management.network)} switch addresses (from .{FIRST_HOST}) but the cluster "
+                      f"has {switches} switches", rule="pool-exhausted")
     for base, addressing, demand, plens in plans:
         for which, needed in demand.items():
             v4p, v6p = plens[which]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from teton.catalogue import catalogue_for
 from teton.design.fabric import Device, End, Fabric, Interface, Link
 from teton.design.frontend import design_frontend
+from teton.design.management import assign_management
 from teton.design.roce import design_roce
 from teton.spec.model import Cluster, RoceBackend
 
@@ -21,5 +22,6 @@ def design(cluster: Cluster) -> Fabric:
     else:  # pragma: no cover - guarded by the unsupported-backend check
         raise NotImplementedError("the InfiniBand backend comes with its own issue")
     design_frontend(cluster, fabric, models)
+    assign_management(cluster, fabric)
     fabric.management = cluster.management.model_dump()
     return fabric

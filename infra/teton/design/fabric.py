@@ -45,6 +45,7 @@ class Device:
     loopback4: str | None = None   # "10.0.0.1/32"
     loopback6: str | None = None
     router_id: str | None = None
+    mgmt: str | None = None        # out-of-band management address with prefix length
     prefixes4: list[str] = field(default_factory=list)  # host subnets this device originates
     prefixes6: list[str] = field(default_factory=list)
     power_w: int = 0

@@ -14,7 +14,8 @@ NAME = "fabric"
 def _device(d: Device) -> dict[str, Any]:
     return {"name": d.name, "role": d.role, "model": d.model, "nos": d.nos, "plane": d.plane, "zone": d.zone,
             "rack": d.rack, "ru": d.ru, "height_ru": d.height_ru, "asn": d.asn, "loopback4": d.loopback4,
-            "loopback6": d.loopback6, "router_id": d.router_id, "prefixes4": d.prefixes4, "prefixes6": d.prefixes6,
+            "loopback6": d.loopback6, "router_id": d.router_id, "mgmt": d.mgmt,
+            "prefixes4": d.prefixes4, "prefixes6": d.prefixes6,
             "power_w": d.power_w, "ports_used": len(d.interfaces), "attrs": d.attrs}
 
 

@@ -72,6 +72,7 @@ class SwitchModel(_Model):
     height_ru: int = Field(default=1, ge=1)
     power_w: int = Field(default=0, ge=0, description="typical power draw")
     mtu_max: int = Field(default=9216, ge=1500)
+    buffer_mb: float = Field(default=32, gt=0, description="packet buffer of the ASIC (shared or per-port VoQ/HBM)")
 
     @property
     def ports(self) -> int:
