@@ -24,3 +24,16 @@ def lab_fabric(lab_cluster: Cluster) -> Fabric:
 def lab_data() -> dict:
     """The lab spec as plain data, for tests that break it on purpose."""
     return yaml.safe_load(LAB.read_text())
+
+
+@pytest.fixture(scope="session")
+def lab_build(tmp_path_factory, lab_fabric: Fabric):
+    """The lab rendered once per test session (read-only: copy it before breaking anything)."""
+    from teton.plan import plan
+    from teton.render import render_all
+    from teton.render.artifacts import write_atomically
+    from teton.render.context import RenderContext
+
+    out = tmp_path_factory.mktemp("build") / "lab"
+    figures = plan(lab_fabric)
+    return write_atomically(out, render_all(lab_fabric, RenderContext(figures=figures)), figures)

@@ -37,7 +37,7 @@ def _bad_input(as_json: bool = False) -> Iterator[None]:
     except SpecError as exc:
         _report(exc.findings, as_json)
         n = sum(1 for f in exc.findings if f.severity == "error")
-        err.print(f"{n} error{'s' if n != 1 else ''}; nothing was written.")
+        err.print(f"{n} error{'s' if n != 1 else ''}.")
         sys.exit(EXIT_BAD_INPUT)
 
 
@@ -57,19 +57,43 @@ def main() -> None:
     """teton: GPU training clusters as code (spec -> fabric -> configs -> deploy)."""
 
 
+YANG_DIR = click.option("--yang-dir", type=click.Path(file_okay=False, exists=True), envvar="TETON_SONIC_YANG_DIR",
+                        help="SONiC YANG models (default: ../shared/sonic-yang-models/yang beside the repo)")
+
+
 @main.command()
-@click.argument("spec", type=click.Path(dir_okay=False))
+@click.argument("spec", type=click.Path(dir_okay=False), required=False)
+@click.option("--rendered", type=click.Path(file_okay=False), help="also check a rendered build folder: vendor "
+              "schemas (SONiC YANG, pyavd) and cross-device rules (BGP both ends, MTU, QoS, router-ids)")
+@YANG_DIR
 @click.option("--json", "as_json", is_flag=True, help="findings as JSON")
-def validate(spec: str, as_json: bool) -> None:
-    """Check SPEC: schema, then every rule over the spec and its fabric."""
+def validate(spec: str | None, rendered: str | None, yang_dir: str | None, as_json: bool) -> None:
+    """Check SPEC (schema, then every rule over the spec and its fabric) and/or a rendered build folder."""
     from teton.pipeline import load_and_design
 
-    with _bad_input(as_json), _progress("validating"):
-        designed = load_and_design(spec)
-    _report(designed.warnings, as_json)
+    if spec is None and rendered is None:
+        raise click.UsageError("give a SPEC, --rendered DIR, or both")
+    findings: list[Finding] = []
+    summary = []
+    if spec is not None:
+        with _bad_input(as_json), _progress("validating"):
+            designed = load_and_design(spec)
+        findings += designed.warnings
+        summary.append(f"{spec}: valid ({len(designed.fabric.devices)} devices, {len(designed.fabric.links)} links)")
+    if rendered is not None:
+        from teton.validate.rendered import validate_rendered
+
+        with _progress(f"checking {rendered}"):
+            found = validate_rendered(Path(rendered), Path(yang_dir) if yang_dir else None)
+        if any(f.severity == "error" for f in found):
+            with _bad_input(as_json):
+                raise SpecError(findings + found)
+        findings += found
+        summary.append(f"{rendered}: vendor schemas and cross-device checks clean")
+    _report(findings, as_json)
     if not as_json:
-        f = designed.fabric
-        err.print(f"{spec}: valid ({len(f.devices)} devices, {len(f.links)} links)")
+        for line in summary:
+            err.print(line)
 
 
 @main.command()
@@ -113,8 +137,7 @@ def _print_plan(p: dict[str, Any]) -> None:
 @main.command()
 @click.argument("spec", type=click.Path(dir_okay=False))
 @click.option("-o", "--output", type=click.Path(file_okay=False), help="build folder (default build/<cluster>/)")
-@click.option("--yang-dir", type=click.Path(file_okay=False, exists=True), envvar="TETON_SONIC_YANG_DIR",
-              help="SONiC YANG models (default ../shared/sonic-yang-models/yang beside the repo)")
+@YANG_DIR
 @click.option("--json", "as_json", is_flag=True, help="summary as JSON")
 def render(spec: str, output: str | None, yang_dir: str | None, as_json: bool) -> None:
     """Render every artifact of SPEC into a build folder, atomically, with manifest.json."""

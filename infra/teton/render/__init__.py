@@ -9,11 +9,11 @@ from collections.abc import Callable
 from types import ModuleType
 
 from teton.design.fabric import Fabric
-from teton.render import cabling, eos, fabric_json, sonic
+from teton.render import cabling, eos, fabric_json, hosts, sonic
 from teton.render.artifacts import Files
 from teton.render.context import RenderContext
 
-TARGETS: tuple[ModuleType, ...] = (fabric_json, cabling, sonic, eos)
+TARGETS: tuple[ModuleType, ...] = (fabric_json, cabling, hosts, sonic, eos)
 
 
 def render_all(fabric: Fabric, ctx: RenderContext, progress: Callable[[str], None] | None = None) -> Files:
