@@ -168,6 +168,101 @@ def render(spec: str, output: str | None, yang_dir: str | None, as_json: bool) -
         err.print(f"wrote {len(files) + 1} files to {target}/")
 
 
+@main.group()
+def twin() -> None:
+    """Digital twin of a spec's backend fabric: network namespaces, real FRR, GPU hosts (needs root)."""
+
+
+def _twin_call(fn: Any, as_json: bool, *args: Any) -> dict[str, Any]:
+    import os
+
+    from teton.twin.runtime import TwinError
+    from teton.twin.service import TwinNotRunning
+
+    if os.geteuid() != 0:
+        err.print("teton twin needs root (network namespaces, FRR daemons)")
+        sys.exit(EXIT_BAD_INPUT)
+    with _bad_input(as_json):
+        try:
+            return fn(*args)
+        except (TwinNotRunning, TwinError, ValueError) as exc:
+            err.print(f"[red]error[/red]: {exc}", markup=True)
+            sys.exit(EXIT_BAD_INPUT if not isinstance(exc, TwinError) else 1)
+
+
+def _twin_out(result: dict[str, Any], as_json: bool, ok: bool = True) -> None:
+    if as_json:
+        click.echo(json.dumps(result, indent=1, sort_keys=True))
+    else:
+        out.print_json(json.dumps(result, sort_keys=True))
+    if not ok:
+        sys.exit(1)
+
+
+@twin.command("up")
+@click.argument("spec", type=click.Path(dir_okay=False))
+@click.option("--json", "as_json", is_flag=True)
+def twin_up(spec: str, as_json: bool) -> None:
+    """Render SPEC and start its backend fabric: one namespace per switch and host, zebra+bgpd per switch."""
+    from teton.twin import service
+
+    with _progress("starting the twin"):
+        r = _twin_call(service.up, as_json, spec)
+    _twin_out(r, as_json, not r["ecmp_mismatches"])
+
+
+@twin.command("verify")
+@click.argument("spec", type=click.Path(dir_okay=False))
+@click.option("--ping-sample", type=int, default=None,
+              help="same-rail pings at most (default 1024; all on small twins)")
+@click.option("--json", "as_json", is_flag=True)
+def twin_verify(spec: str, ping_sample: int | None, as_json: bool) -> None:
+    """BGP sessions as designed, same-rail host NICs reach each other, ECMP as wide as the design (exit 1 if not)."""
+    from teton.twin import service
+
+    kwargs = {} if ping_sample is None else {"ping_sample": ping_sample}
+    with _progress("verifying"):
+        r = _twin_call(lambda s: service.verify(s, **kwargs), as_json, spec)
+    _twin_out(r, as_json, r["ok"])
+
+
+@twin.command("fail")
+@click.argument("spec", type=click.Path(dir_okay=False))
+@click.argument("target")
+@click.option("--how", type=click.Choice(["kill", "freeze", "links"]), default="kill", show_default=True,
+              help="for a switch: kill its daemons, freeze them (peers notice at the hold timer), or cut its links")
+@click.option("--json", "as_json", is_flag=True)
+def twin_fail(spec: str, target: str, how: str, as_json: bool) -> None:
+    """Fail a switch (DEVICE) or a link (DEVICE:PORT) and measure how long the fabric takes to reconverge."""
+    from teton.twin import service
+
+    with _progress(f"failing {target}"):
+        r = _twin_call(service.fail, as_json, spec, target, how)
+    _twin_out(r, as_json, not r["reconvergence"]["ecmp_mismatched"])
+
+
+@twin.command("restore")
+@click.argument("spec", type=click.Path(dir_okay=False))
+@click.option("--json", "as_json", is_flag=True)
+def twin_restore(spec: str, as_json: bool) -> None:
+    """Bring every failed switch and link back and measure reconvergence."""
+    from teton.twin import service
+
+    with _progress("restoring"):
+        r = _twin_call(service.restore, as_json, spec)
+    _twin_out(r, as_json, not r["reconvergence"]["ecmp_mismatched"])
+
+
+@twin.command("down")
+@click.argument("spec", type=click.Path(dir_okay=False))
+@click.option("--json", "as_json", is_flag=True)
+def twin_down(spec: str, as_json: bool) -> None:
+    """Stop the twin and remove everything it made, also leftovers of a crashed run (found by name)."""
+    from teton.twin import service
+
+    _twin_out(_twin_call(service.down, as_json, spec), as_json)
+
+
 @main.command()
 def schema() -> None:
     """Print the spec's JSON Schema (2020-12)."""

@@ -39,17 +39,21 @@ def bgp_intent(fabric: Fabric, d: Device) -> dict[str, Any]:
     for g in groups.values():
         ras = g.pop("remote_as")
         g["remote_as"] = ras.pop() if len(ras) == 1 else None   # one ASN for the group, or per neighbour
-    up = max((g["count"] for g in groups.values() if g["direction"] == "up"), default=0)
-    down_groups = [g for g in groups.values() if g["direction"] == "down"]
-    # ECMP width: every uplink is an equal path to everything above; a spine reaches a rack over its parallel links
-    ecmp = max([up] + [_parallel(d, g["name"], devices) for g in down_groups] + [1])
+    # ECMP width: with RFC 7938 ASNs, equal-cost paths to a prefix come from neighbours that share an ASN (all the
+    # CTSWs of a zone, all the ATSWs), so the widest ECMP is the most links to one neighbour ASN.
+    links_per_asn: dict[int | None, int] = {}
+    for i in d.interfaces:
+        peer = devices[i.peer]
+        if peer.role in SWITCH_ROLES:
+            links_per_asn[peer.asn] = links_per_asn.get(peer.asn, 0) + 1
+    ecmp = max(links_per_asn.values(), default=1)
     originate4 = [p for p in ([d.loopback4] + d.prefixes4) if p]
     originate6 = [p for p in ([d.loopback6] + d.prefixes6) if p]
     return {
         "asn": d.asn, "router_id": d.router_id,
         "peer_groups": sorted(groups.values(), key=lambda g: (g["direction"] != "up", g["name"])),
         "neighbors": neighbors,
-        "maximum_paths": max(ecmp, 2) if up or down_groups else 1,
+        "maximum_paths": ecmp,
         "keepalive": timers.get("keepalive", 3), "hold": timers.get("hold", 9),
         "connect_retry": timers.get("connect_retry", 10), "bfd": bool(fabric.bgp.get("bfd")),
         "password": secret_ref(secret) if secret else None,
@@ -59,14 +63,6 @@ def bgp_intent(fabric: Fabric, d: Device) -> dict[str, Any]:
         # Upper tiers pass on what they learn; a rack switch only sends its own loopback and rack prefixes.
         "transit": d.role not in ("rtsw", "fe-rsw"),
     }
-
-
-def _parallel(d: Device, group: str, devices: dict[str, Device]) -> int:
-    counts: dict[str, int] = {}
-    for i in d.interfaces:
-        if PEER_GROUP.get(devices[i.peer].role) == group:
-            counts[i.peer] = counts.get(i.peer, 0) + 1
-    return max(counts.values(), default=1)
 
 
 def qos_intent(fabric: Fabric) -> dict[str, Any]:

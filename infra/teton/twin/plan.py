@@ -43,6 +43,8 @@ class TwinNode:
     interfaces: tuple[TwinInterface, ...]  # loopback addresses on an interface named "lo"
     frr_conf: str | None  # integrated frr.conf for a switch; None for a host
     routes: tuple[tuple[str, str, str], ...] = ()  # static kernel routes: (prefix or "default", via, dev)
+    # source routing (a host with one NIC per rail): traffic from `source` leaves by `dev` towards `via`
+    source_routes: tuple[tuple[str, str, str], ...] = ()  # (source address, via, dev)
 
 
 @dataclass(frozen=True)
@@ -182,6 +184,7 @@ def plan_from_dict(data: dict[str, Any]) -> TwinPlan:
             ),
             frr_conf=n.get("frr_conf"),
             routes=tuple(tuple(r) for r in n.get("routes", ())),  # type: ignore[misc]
+            source_routes=tuple(tuple(r) for r in n.get("source_routes", ())),  # type: ignore[misc]
         )
         for n in data["nodes"]
     )

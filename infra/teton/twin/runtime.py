@@ -71,6 +71,8 @@ _STOP_MODES = ("kill", "freeze", "links")
 _CONCURRENCY = 32
 
 
+SOURCE_TABLE = 100  # first routing table used for source routes (one per source address)
+
 class TwinError(RuntimeError):
     """A twin operation failed; the message says what and where to look."""
 
@@ -624,6 +626,7 @@ class Twin:
         linked = set(self._ends)
         node_batches: list[tuple[str, str]] = []
         route_batches: list[tuple[str, str]] = []
+        v6_batches: list[tuple[str, str]] = []  # `ip rule` takes IPv6 only in an `ip -6` batch
         for node in self.plan.nodes:
             lines = ["link set dev lo up"]
             for itf in node.interfaces:
@@ -636,14 +639,16 @@ class Twin:
                     lines.append(f"addr add {addr} dev {dev}" + (" nodad" if v6 else ""))
                 lines.append(f"link set dev {dev} up")
             node_batches.append((node.name, "\n".join(lines) + "\n"))
-            if node.routes:
+            if node.routes or node.source_routes:
                 route_batches.append((node.name, self._route_lines(node)))
-        for stage in (node_batches, route_batches):
+            if any(":" in src for src, _, _ in node.source_routes):
+                v6_batches.append((node.name, self._source_rules(node, 6)))
+        for stage, family in ((node_batches, []), (route_batches, []), (v6_batches, ["-6"])):
             for name, batch in stage:
                 with (self.node_dir(name) / "ip.batch").open("a") as fh:
                     fh.write(batch)
             results = _run_all(
-                [["ip", "-n", self._ns[name], "-batch", "-"] for name, _ in stage], [b for _, b in stage]
+                [["ip", "-n", self._ns[name], *family, "-batch", "-"] for name, _ in stage], [b for _, b in stage]
             )
             bad = [
                 f"{name}: {res.stderr.strip()}" for (name, _), res in zip(stage, results, strict=True) if res.returncode
@@ -664,7 +669,16 @@ class Twin:
                 lines.append(f"route replace {prefix} via {hops[0][0]} dev {hops[0][1]}")
             else:
                 lines.append(f"route replace {prefix} " + " ".join(f"nexthop via {v} dev {d}" for v, d in hops))
-        return "\n".join(lines) + "\n"
+        for n, (_, via, dev) in enumerate(node.source_routes):
+            default = "::/0" if ":" in via else "0.0.0.0/0"
+            lines.append(f"route replace {default} via {via} dev {linux_ifname(dev)} table {SOURCE_TABLE + n}")
+        return "\n".join(lines) + "\n" + Twin._source_rules(node, 4)
+
+    @staticmethod
+    def _source_rules(node: TwinNode, family: int) -> str:
+        """`ip rule`s sending traffic from each source address to its own table (one table per NIC)."""
+        return "".join(f"rule add from {src} table {SOURCE_TABLE + n}\n" for n, (src, _, _) in
+                       enumerate(node.source_routes) if (":" in src) == (family == 6))
 
     # ---------------------------------------------------------------- daemons
 
