@@ -10,12 +10,11 @@ import os
 from pathlib import Path
 
 import pytest
-import yaml
 
 from teton.secrets import PREFIX
 
 GOLDEN = Path(__file__).parent / "golden" / "lab"
-CASES = ["z01-r001-rtsw/config_db.json", "z01-r001-rtsw/frr.conf", "z01-ctsw01/structured-config.yaml",
+CASES = ["z01-r001-rtsw/config_db.json", "z01-r001-rtsw/frr.conf", "z01-ctsw01/structured-config.json",
          "z01-ctsw01/startup-config"]
 
 
@@ -54,7 +53,7 @@ def test_rack_switch_facts(lab_build):
 
 
 def test_spine_facts(lab_build):
-    cfg = yaml.safe_load((lab_build / "devices/z01-ctsw01/structured-config.yaml").read_text())
+    cfg = json.loads((lab_build / "devices/z01-ctsw01/structured-config.json").read_text())
     assert cfg["router_bgp"]["as"] == "4200000101" and cfg["router_bgp"]["router_id"] == "10.0.0.2"
     n0 = cfg["router_bgp"]["neighbors"][0]
     assert (n0["ip_address"], n0["remote_as"], n0["peer_group"]) == ("10.1.0.1", "4201001001", "RTSW_V4")
@@ -88,6 +87,6 @@ def test_every_switch_has_its_configs(lab_build, lab_fabric):
         if d.nos == "sonic":
             assert (folder / "config_db.json").is_file() and (folder / "frr.conf").is_file()
         elif d.nos == "eos":
-            assert (folder / "structured-config.yaml").is_file() and (folder / "startup-config").is_file()
+            assert (folder / "structured-config.json").is_file() and (folder / "startup-config").is_file()
         else:
             assert not folder.exists()

@@ -6,7 +6,6 @@ import json
 import shutil
 
 import pytest
-import yaml
 from click.testing import CliRunner
 
 from teton.cli import main
@@ -26,12 +25,6 @@ def _edit_json(path, fn):
     path.write_text(json.dumps(data))
 
 
-def _edit_yaml(path, fn):
-    data = yaml.safe_load(path.read_text())
-    fn(data)
-    path.write_text(yaml.safe_dump(data, sort_keys=False))
-
-
 def test_lab_build_is_clean(lab_build):
     assert validate_rendered(lab_build) == []
 
@@ -44,14 +37,14 @@ def test_mtu_out_of_range_is_caught_by_sonic_yang(build):
 
 
 def test_mtu_out_of_range_on_eos_is_caught_by_pyavd(build):
-    _edit_yaml(build / "devices/z01-ctsw01/structured-config.yaml",
+    _edit_json(build / "devices/z01-ctsw01/structured-config.json",
                lambda d: d["ethernet_interfaces"][0].update(mtu=99999))
     found = [(f.file, f.path, f.rule) for f in validate_rendered(build)]
-    assert ("devices/z01-ctsw01/structured-config.yaml", "ethernet_interfaces[0].mtu", "avd-schema") in found
+    assert ("devices/z01-ctsw01/structured-config.json", "ethernet_interfaces[0].mtu", "avd-schema") in found
 
 
 def test_mtu_that_differs_across_a_link(build):
-    _edit_yaml(build / "devices/z01-ctsw01/structured-config.yaml",
+    _edit_json(build / "devices/z01-ctsw01/structured-config.json",
                lambda d: d["ethernet_interfaces"][0].update(mtu=9000))
     (f,) = [f for f in validate_rendered(build) if f.rule == "mtu-mismatch"]
     assert "z01-ctsw01" in f.message and "z01-r001-rtsw" in f.message and "9000" in f.message
@@ -60,9 +53,9 @@ def test_mtu_that_differs_across_a_link(build):
 def test_neighbour_with_the_wrong_asn(build):
     def wrong(d):
         d["router_bgp"]["neighbors"][0]["remote_as"] = "4201001999"
-    _edit_yaml(build / "devices/z01-ctsw01/structured-config.yaml", wrong)
+    _edit_json(build / "devices/z01-ctsw01/structured-config.json", wrong)
     found = [f for f in validate_rendered(build) if f.rule == "bgp-session"]
-    assert [(f.file, f.path) for f in found] == [("devices/z01-ctsw01/structured-config.yaml",
+    assert [(f.file, f.path) for f in found] == [("devices/z01-ctsw01/structured-config.json",
                                                   "router_bgp.neighbors[0]")]
     assert "z01-r001-rtsw" in found[0].message and "4201001001" in found[0].message
 
@@ -72,7 +65,7 @@ def test_session_missing_on_one_end(build):
     lines = [x for x in path.read_text().splitlines() if not x.startswith(" neighbor 10.1.0.0 ")]
     path.write_text("\n".join(lines) + "\n")
     found = [f for f in validate_rendered(build) if f.rule in ("bgp-session", "sonic-frr-mismatch")]
-    assert any(f.file == "devices/z01-ctsw01/structured-config.yaml" and "no session back" in f.message
+    assert any(f.file == "devices/z01-ctsw01/structured-config.json" and "no session back" in f.message
                for f in found)
     assert any(f.path == "BGP_NEIGHBOR|10.1.0.0" for f in found)   # config_db and frr.conf disagree
 
@@ -94,7 +87,7 @@ def test_dscp_map_that_differs_on_the_hosts(build):
 
 
 def test_duplicate_router_id(build):
-    _edit_yaml(build / "devices/z01-ctsw02/structured-config.yaml",
+    _edit_json(build / "devices/z01-ctsw02/structured-config.json",
                lambda d: d["router_bgp"].update(router_id="10.0.0.2"))
     assert [f.rule for f in validate_rendered(build, vendor=False)] == ["router-id-clash"]
 

@@ -1,6 +1,6 @@
 """Arista EOS target (7800R3 CTSW/ATSW and any switch with `nos: eos`).
 
-Per device: an AVD structured config (`devices/<name>/structured-config.yaml`, eos_cli_config_gen's schema, built
+Per device: an AVD structured config (`devices/<name>/structured-config.json`, eos_cli_config_gen's schema, built
 from the same vendor-neutral intent as the SONiC/FRR target), validated with pyavd, then rendered by pyavd to
 `devices/<name>/startup-config`.  An Arista switch cannot run on this machine: pyavd's schema and renderer are the
 closest real thing, and the digital twin runs the FRR equivalent of the structured config (`teton.twin.eos_frr`).
@@ -8,10 +8,9 @@ closest real thing, and the digital twin runs the FRR equivalent of the structur
 
 from __future__ import annotations
 
+import json
 from functools import partial
 from typing import Any
-
-import yaml
 
 from teton.design.fabric import Device, Fabric
 from teton.findings import Finding, SpecError
@@ -206,12 +205,9 @@ def structured_config(fabric: Fabric, d: Device, qos: dict[str, Any] | None) -> 
     return cfg
 
 
-class _Dumper(yaml.SafeDumper):
-    pass
-
-
-def dump_yaml(cfg: dict[str, Any]) -> str:
-    return yaml.dump(cfg, Dumper=_Dumper, sort_keys=False, default_flow_style=False, width=1000)
+def dump_json(cfg: dict[str, Any]) -> str:
+    """The structured config as JSON (a YAML subset: AVD tooling reads it; 50x faster to load than YAML)."""
+    return json.dumps(cfg, indent=1, sort_keys=True) + "\n"
 
 
 def _render_chunk(fabric: Fabric, ctx: RenderContext, names: list[str]) -> tuple[dict[str, str], list[Finding]]:
@@ -223,8 +219,8 @@ def _render_chunk(fabric: Fabric, ctx: RenderContext, names: list[str]) -> tuple
     for name in names:
         d = fabric.devices[name]
         cfg = structured_config(fabric, d, qos if d.plane == "backend" else None)
-        path = f"devices/{name}/structured-config.yaml"
-        files[path] = dump_yaml(cfg)
+        path = f"devices/{name}/structured-config.json"
+        files[path] = dump_json(cfg)
         try:
             files[f"devices/{name}/startup-config"] = render_eos_config(cfg)   # validates with pyavd first
         except AvdValidationError as exc:

@@ -263,7 +263,9 @@ class SplitValidator:
     """YANG-validates whole config_dbs, each distinct shared part once: every table of every device is checked.
 
     A config_db is split into its per-device tables (validated every time) and its shared tables plus the tables they
-    reference (validated once per distinct content, keyed by its canonical JSON).
+    reference (validated once per distinct content, keyed by its canonical JSON).  PORT rows are the one table of both
+    kinds: a cabled port's row (it names its peer) is per-device, an unused port's row is the same on every switch of
+    the model and is validated with the shared part, which holds every PORT row without its description.
     """
 
     def __init__(self, yang_dir: Any = None):
@@ -274,9 +276,12 @@ class SplitValidator:
 
     def validate(self, device: str, db: dict[str, Any]) -> list[Any]:
         per = {k: v for k, v in db.items() if k in PER_DEVICE}
+        if "PORT" in per:
+            cabled = {k.split("|", 1)[0] for k in db.get("INTERFACE", {})}
+            per["PORT"] = {k: v for k, v in per["PORT"].items() if k in cabled or "description" in v}
         shared = {k: v for k, v in db.items() if k not in PER_DEVICE}
         issues = list(self.yang.validate(device, per))
-        if shared:
+        if shared or "PORT" in db:
             for k in SHARED_CONTEXT:
                 if k in db:
                     shared[k] = _normalised(k, db[k])

@@ -1,7 +1,7 @@
 """A rendered build folder -> a TwinPlan of the backend fabric (switches, GPU hosts, links per the cabling plan).
 
 Deploy reads artifacts, never the spec: SONiC switches get their `frr.conf` unchanged and their addresses from
-`config_db.json`; EOS switches get the FRR equivalent of `structured-config.yaml` (see `teton.twin.eos_frr`); hosts
+`config_db.json`; EOS switches get the FRR equivalent of `structured-config.json` (see `teton.twin.eos_frr`); hosts
 get their NICs from `hosts/backend.json`, each NIC source-routed to its own rack switch port (one rail per NIC); links
 follow `cabling.csv`, with the MTU both ends are configured with.
 """
@@ -13,8 +13,6 @@ import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import yaml
 
 from teton.twin.eos_frr import frr_conf_for_eos
 from teton.twin.plan import TwinInterface, TwinLink, TwinNode, TwinPlan
@@ -51,7 +49,7 @@ def _sonic(build: Path, name: str) -> tuple[TwinNode, int]:
 
 
 def _eos(build: Path, name: str) -> tuple[TwinNode, int]:
-    cfg = yaml.safe_load((build / "devices" / name / "structured-config.yaml").read_text())
+    cfg = json.loads((build / "devices" / name / "structured-config.json").read_text())
     lo = next((x for x in cfg.get("loopback_interfaces", []) if x["name"] == "Loopback0"), {})
     lo_addrs = tuple([lo["ip_address"]] if lo.get("ip_address") else []) + tuple(lo.get("ipv6_addresses", []))
     interfaces = [TwinInterface("lo", lo_addrs, 65536)]
@@ -95,7 +93,7 @@ def twin_plan(build: Path, name: str) -> TwinSource:
         if (folder / "config_db.json").is_file():
             node, n = _sonic(build, d)
             source.origin[d] = "SONiC frr.conf, unchanged"
-        elif (folder / "structured-config.yaml").is_file():
+        elif (folder / "structured-config.json").is_file():
             node, n = _eos(build, d)
             source.origin[d] = "FRR equivalent of the EOS structured config"
         else:

@@ -2,7 +2,7 @@
 
 EOS cannot run here.  The twin runs, on FRR, what the rendered EOS structured config says about routing: the same
 ASN, router-id, loopbacks, peer groups, neighbours and remote ASNs, timers, password, ECMP width, what is
-redistributed and what is exported.  It reads only the artifact (`devices/<name>/structured-config.yaml`), so a
+redistributed and what is exported.  It reads only the artifact (`devices/<name>/structured-config.json`), so a
 hand edit to that file reaches the twin; the twin's report names every device run this way.
 """
 

@@ -24,8 +24,6 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from teton.findings import Finding
 from teton.render.parallel import map_chunks
 
@@ -65,9 +63,8 @@ def _frr_sessions(text: str, file: str) -> tuple[int | None, str | None, list[Se
     return asn, rid, sessions
 
 
-def read_sonic(build: Path, name: str) -> tuple[View, list[Finding]]:
+def read_sonic(build: Path, name: str, db: dict[str, Any]) -> tuple[View, list[Finding]]:
     rel = f"devices/{name}/config_db.json"
-    db = json.loads((build / rel).read_text())
     frr_rel = f"devices/{name}/frr.conf"
     asn, rid, sessions = _frr_sessions((build / frr_rel).read_text(), frr_rel)
     view = View(name, frr_rel, asn=asn, router_id=rid, sessions=sessions, qos_file=rel)
@@ -114,9 +111,8 @@ def read_sonic(build: Path, name: str) -> tuple[View, list[Finding]]:
 _DSCP_LINE = re.compile(r"^([\d ]+) to traffic-class (\d+)$")
 
 
-def read_eos(build: Path, name: str) -> tuple[View, list[Finding]]:
-    rel = f"devices/{name}/structured-config.yaml"
-    cfg = yaml.safe_load((build / rel).read_text()) or {}
+def read_eos(name: str, cfg: dict[str, Any]) -> tuple[View, list[Finding]]:
+    rel = f"devices/{name}/structured-config.json"
     bgp = cfg.get("router_bgp", {})
     view = View(name, rel, asn=int(bgp["as"]) if str(bgp.get("as", "")).isdigit() else None,
                 router_id=bgp.get("router_id"), qos_file=rel)
@@ -255,43 +251,40 @@ def check_router_ids(views: list[View]) -> list[Finding]:
 # ------------------------------------------------------------------------------------------------------ entry point
 
 
-def _vendor_chunk(build: Path, yang_dir: Path | None, names: list[str]) -> list[Finding]:
+def _device_chunk(build: Path, yang_dir: Path | None, vendor: bool,
+                  names: list[str]) -> tuple[list[View], list[Finding]]:
+    """Read each device's artifacts once: its view for the cross-device rules, and its vendor validation."""
     from teton.render.eos_avd import validate_structured_config
     from teton.render.sonic import SplitValidator
 
     yang = None
+    views: list[View] = []
     out: list[Finding] = []
-    for name in names:
-        d = build / "devices" / name
-        if (d / "config_db.json").is_file():
-            yang = yang or SplitValidator(yang_dir)
-            rel = f"devices/{name}/config_db.json"
-            db = json.loads((d / "config_db.json").read_text())
-            out += [Finding(rel, f"{i.table}|{i.key}" + (f"/{i.field}" if i.field else ""), i.message,
-                            rule="sonic-yang") for i in yang.validate(name, db)]
-        if (d / "structured-config.yaml").is_file():
-            rel = f"devices/{name}/structured-config.yaml"
-            cfg = yaml.safe_load((d / "structured-config.yaml").read_text())
-            out += [Finding(rel, i.path, i.message, rule="avd-schema") for i in validate_structured_config(name, cfg)]
-    return out
-
-
-def _read_chunk(build: Path, names: list[str]) -> tuple[list[View], list[Finding]]:
-    views, out = [], []
     for name in names:
         d = build / "devices" / name
         try:
             if (d / "config_db.json").is_file():
-                v, f = read_sonic(build, name)
-            elif (d / "structured-config.yaml").is_file():
-                v, f = read_eos(build, name)
+                rel = f"devices/{name}/config_db.json"
+                db = json.loads((d / "config_db.json").read_text())
+                view, found = read_sonic(build, name, db)
+                if vendor:
+                    yang = yang or SplitValidator(yang_dir)
+                    found += [Finding(rel, f"{i.table}|{i.key}" + (f"/{i.field}" if i.field else ""), i.message,
+                                      rule="sonic-yang") for i in yang.validate(name, db)]
+            elif (d / "structured-config.json").is_file():
+                rel = f"devices/{name}/structured-config.json"
+                cfg = json.loads((d / "structured-config.json").read_text())
+                view, found = read_eos(name, cfg)
+                if vendor:
+                    found += [Finding(rel, i.path, i.message, rule="avd-schema")
+                              for i in validate_structured_config(name, cfg)]
             else:
                 continue
-        except (OSError, ValueError, KeyError, TypeError, yaml.YAMLError) as exc:
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
             out.append(Finding(f"devices/{name}", "", f"cannot read: {exc}", rule="io"))
             continue
-        views.append(v)
-        out += f
+        views.append(view)
+        out += found
     return views, out
 
 
@@ -304,13 +297,10 @@ def validate_rendered(build: Path, yang_dir: Path | None = None, vendor: bool = 
     names = sorted(p.name for p in devices.iterdir() if p.is_dir())
     views: list[View] = []
     findings: list[Finding] = []
-    for v, f in map_chunks(partial(_read_chunk, build), names):
+    for v, f in map_chunks(partial(_device_chunk, build, yang_dir, vendor), names):
         views += v
         findings += f
     views += read_hosts(build)
     for rule in (check_bgp_sessions, check_mtu, check_qos, check_router_ids):
         findings += rule(views)
-    if vendor:
-        for f in map_chunks(partial(_vendor_chunk, build, yang_dir), names):
-            findings += f
     return findings
