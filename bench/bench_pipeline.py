@@ -44,7 +44,7 @@ def scaled_spec(factor: int, folder: Path) -> Path:
     return path
 
 
-def run_stages(spec: str, out: str) -> None:
+def run_stages(spec: str, out: str, only: tuple[str, ...] | None) -> None:
     """In-process: time each stage, print JSON with times and peak RSS."""
     from teton.checks import check_fabric, check_spec
     from teton.design import design
@@ -66,7 +66,7 @@ def run_stages(spec: str, out: str) -> None:
     figures = plan(fabric)
     t["plan"] = time.perf_counter() - t1
     t2 = time.perf_counter()
-    files = render_all(fabric, RenderContext(figures=figures))
+    files = render_all(fabric, RenderContext(figures=figures), only=only)
     write_atomically(Path(out), files, figures)
     t["render"] = time.perf_counter() - t2
     t["total"] = time.perf_counter() - t0
@@ -87,11 +87,15 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--sizes", default="1,4")
     ap.add_argument("--skip-determinism", action="store_true")
+    ap.add_argument("--full", action="store_true", help="render every target (switch configs too), not only the "
+                    "foundation's fabric.json and cabling.csv")
     ap.add_argument("--stages", nargs=2, metavar=("SPEC", "OUT"), help=argparse.SUPPRESS)
     args = ap.parse_args()
+    only = None if args.full else ("fabric", "cabling")
     if args.stages:
-        run_stages(*args.stages)
+        run_stages(*args.stages, only)
         return
+    print(f"targets: {'all' if only is None else ', '.join(only)}")
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         print(f"{'spec':<12} {'GPUs':>7} {'devices':>8} {'links':>8} {'validate':>9} {'plan':>6} {'render':>7} "
@@ -99,7 +103,8 @@ def main() -> None:
         for factor in (int(x) for x in args.sizes.split(",")):
             spec = scaled_spec(factor, folder)
             out = folder / f"out-{factor}"
-            r = subprocess.run([sys.executable, __file__, "--stages", str(spec), str(out)], capture_output=True,
+            r = subprocess.run([sys.executable, __file__, *(["--full"] if args.full else []), "--stages", str(spec),
+                                str(out)], capture_output=True,
                                text=True, check=True, env=dict(os.environ, PYTHONHASHSEED="0"))
             m = json.loads(r.stdout.strip().splitlines()[-1])
             t = m["times_s"]
@@ -107,7 +112,8 @@ def main() -> None:
                   f"{t['plan']:>5.2f}s {t['render']:>6.2f}s {t['total']:>6.2f}s {m['peak_rss_mib']:>9.0f}")
             if factor == 1 and not args.skip_determinism:
                 again = folder / "again"
-                subprocess.run([sys.executable, __file__, "--stages", str(spec), str(again)], capture_output=True,
+                subprocess.run([sys.executable, __file__, *(["--full"] if args.full else []), "--stages", str(spec),
+                                str(again)], capture_output=True,
                                check=True, env=dict(os.environ, PYTHONHASHSEED="4242"))
                 same = digest(out) == digest(again)
                 print(f"determinism: second render of {spec.stem} under PYTHONHASHSEED=4242 is "

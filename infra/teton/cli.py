@@ -137,9 +137,11 @@ def _print_plan(p: dict[str, Any]) -> None:
 @main.command()
 @click.argument("spec", type=click.Path(dir_okay=False))
 @click.option("-o", "--output", type=click.Path(file_okay=False), help="build folder (default build/<cluster>/)")
+@click.option("--only", multiple=True, type=click.Choice(["fabric", "cabling", "hosts", "sonic", "eos"]),
+              help="render only these targets (repeatable); default: all")
 @YANG_DIR
 @click.option("--json", "as_json", is_flag=True, help="summary as JSON")
-def render(spec: str, output: str | None, yang_dir: str | None, as_json: bool) -> None:
+def render(spec: str, output: str | None, only: tuple[str, ...], yang_dir: str | None, as_json: bool) -> None:
     """Render every artifact of SPEC into a build folder, atomically, with manifest.json."""
     from teton.pipeline import load_and_design
     from teton.plan import plan as figures
@@ -156,7 +158,7 @@ def render(spec: str, output: str | None, yang_dir: str | None, as_json: bool) -
             if status is not None:
                 status.update(f"rendering {name}")
 
-        files = render_all(designed.fabric, ctx, step)
+        files = render_all(designed.fabric, ctx, step, only or None)
         target = Path(output) if output else Path("build") / designed.cluster.name
         if status is not None:
             status.update(f"writing {len(files)} files")

@@ -16,9 +16,16 @@ from teton.render.context import RenderContext
 TARGETS: tuple[ModuleType, ...] = (fabric_json, cabling, hosts, sonic, eos)
 
 
-def render_all(fabric: Fabric, ctx: RenderContext, progress: Callable[[str], None] | None = None) -> Files:
+TARGET_NAMES = tuple(t.NAME for t in TARGETS)
+
+
+def render_all(fabric: Fabric, ctx: RenderContext, progress: Callable[[str], None] | None = None,
+               only: tuple[str, ...] | None = None) -> Files:
+    """Every target's files (or only the named targets'), keyed by path relative to the build folder."""
     files: Files = {}
     for target in TARGETS:
+        if only and target.NAME not in only:
+            continue
         if progress:
             progress(target.NAME)
         files.update(target.render(fabric, ctx))
