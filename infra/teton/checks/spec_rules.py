@@ -63,9 +63,7 @@ def _demands(c: Cluster) -> Iterator[tuple[str, str, list[tuple[int, int]]]]:
     fe = c.frontend
     if fe is not None:
         counts = fe_counts(c)
-        for kind, n in fe_rack_ports(c).items():
-            speed = fe.host_link_speed_gbps if kind == "compute" else c.storage[int(kind[8:-1])].nic_gbps
-            path = "frontend.rsw" if kind == "compute" else f"storage{kind[7:]}"
+        for path, n, speed in fe_rack_ports(c):
             yield path, fe.rsw.model, [(n, speed), (counts["rsw_up"], fe.uplink_speed_gbps)]
         yield "frontend.fsw", fe.fsw.model, [(counts["fsw_down"], fe.uplink_speed_gbps)]
 

@@ -12,16 +12,18 @@ from teton.design.builder import Ports, wire
 from teton.design.fabric import Device, Fabric
 from teton.design.naming import fe_rsw_name, fsw_name, net_rack_name, rack_name, storage_rack_name, storage_server_name
 from teton.design.roce import RACK_UNITS, _ip, _router_id
-from teton.spec.model import Cluster, Frontend, SwitchModel
+from teton.spec.model import Cluster, SwitchModel
 
 SIERRA_POINT_RU = 1  # Yosemite V3 sled height used for placement [I]
 
 
-def fe_rack_ports(cluster: Cluster) -> dict[str, int]:
-    """Host-facing ports an RSW needs, by rack kind (for the port-capacity check)."""
-    out = {"compute": cluster.hosts_per_rack * cluster.host.frontend_nics}
+def fe_rack_ports(cluster: Cluster) -> list[tuple[str, int, int]]:
+    """(spec path, host-facing ports, speed) an RSW needs, per kind of rack (for the port-capacity check)."""
+    fe = cluster.frontend
+    assert fe is not None
+    out = [("frontend.rsw", cluster.hosts_per_rack * cluster.host.frontend_nics, fe.host_link_speed_gbps)]
     for i, s in enumerate(cluster.storage):
-        out[f"storage[{i}]"] = s.servers_per_rack * s.nics_per_server
+        out.append((f"storage[{i}]", s.servers_per_rack * s.nics_per_server, s.nic_gbps))
     return out
 
 
@@ -34,7 +36,7 @@ def fe_counts(cluster: Cluster) -> dict[str, int]:
     return {"loopbacks": racks + fsw, "fabric_links": racks * fe.fsw_per_zone * fe.uplinks_per_fsw,
             "host_links": racks, "rsw_up": fe.fsw_per_zone * fe.uplinks_per_fsw,
             "fsw_down": max(cluster.racks_per_zone, sum(s.racks for s in cluster.storage)) * fe.uplinks_per_fsw,
-            "max_host_ports": max(fe_rack_ports(cluster).values())}
+            "max_host_ports": max(n for _, n, _ in fe_rack_ports(cluster))}
 
 
 def design_frontend(cluster: Cluster, fabric: Fabric, models: dict[str, SwitchModel]) -> None:
@@ -144,5 +146,3 @@ def _storage_only(cluster: Cluster, fabric: Fabric) -> None:
         for r in range(1, group.racks + 1):
             _storage_servers(fabric, cluster, g, storage_rack_name(g, r))
 
-
-__all__ = ["design_frontend", "fe_counts", "fe_rack_ports", "Frontend"]

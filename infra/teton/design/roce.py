@@ -8,9 +8,10 @@ has its own (base + zone*stride + rack, 1-based, so z01-r001 reads as ...1001).
 
 from __future__ import annotations
 
+import ipaddress
 from dataclasses import dataclass
 
-from teton.design.addressing import LinkNets, Pool, host_block_plen, loopback, pools
+from teton.design.addressing import LinkNets, host_block_plen, loopback, pools
 from teton.design.builder import Ports, wire
 from teton.design.fabric import Device, Fabric
 from teton.design.naming import atsw_name, ctsw_name, host_name, net_rack_name, rack_name, rtsw_name
@@ -146,8 +147,6 @@ def design_roce(cluster: Cluster, fabric: Fabric, models: dict[str, SwitchModel]
 
 
 def _ip(family: int, value: int) -> str:
-    import ipaddress
-
     return str(ipaddress.IPv4Address(value) if family == 4 else ipaddress.IPv6Address(value))
 
 
@@ -156,19 +155,3 @@ def _router_id(loopback4: str | None, index: int) -> str:
     if loopback4:
         return loopback4.split("/", 1)[0]
     return _ip(4, (1 << 24) + index + 1)
-
-
-def pool_demand(cluster: Cluster) -> dict[str, int]:
-    """How many blocks each backend pool must hold (for the pool-exhausted check)."""
-    shape = RoceShape.of(cluster)
-    return {"loopbacks": shape.switches, "fabric_links": shape.fabric_links, "host_links": shape.racks}
-
-
-def pool_for(cluster: Cluster, which: str, family: int) -> Pool | None:
-    be = cluster.backend
-    assert isinstance(be, RoceBackend)
-    shape = RoceShape.of(cluster)
-    plen = {"loopbacks": (32, 128), "fabric_links": (31, 127),
-            "host_links": (host_block_plen(4, shape.rtsw_down), host_block_plen(6, shape.rtsw_down))}[which]
-    v4, v6 = pools(be.addressing, which, v4_plen=plen[0], v6_plen=plen[1])
-    return v4 if family == 4 else v6
