@@ -39,6 +39,8 @@ def scaled_spec(factor: int, folder: Path) -> Path:
         fe4 = data["frontend"]["addressing"]["ipv4"]
         fe4.update(loopbacks="10.128.0.0/18", fabric_links="10.132.0.0/15", host_links="10.160.0.0/11")
         data["storage"] = [{**s, "racks": s["racks"] * factor} for s in data["storage"]]
+        data["management"].update(network="10.240.0.0/16", gateway="10.240.0.1")
+        data["management"]["prefixes"][0] = "10.240.0.0/16"
     path = folder / f"{data['name']}.yaml"
     path.write_text(yaml.safe_dump(data, sort_keys=False))
     return path
@@ -105,7 +107,10 @@ def main() -> None:
             out = folder / f"out-{factor}"
             r = subprocess.run([sys.executable, __file__, *(["--full"] if args.full else []), "--stages", str(spec),
                                 str(out)], capture_output=True,
-                               text=True, check=True, env=dict(os.environ, PYTHONHASHSEED="0"))
+                               text=True, check=False, env=dict(os.environ, PYTHONHASHSEED="0"))
+            if r.returncode:
+                print(f"{spec.stem}: failed\n{r.stdout[-2000:]}{r.stderr[-2000:]}")
+                sys.exit(1)
             m = json.loads(r.stdout.strip().splitlines()[-1])
             t = m["times_s"]
             print(f"{spec.stem:<12} {m['gpus']:>7,} {m['devices']:>8,} {m['links']:>8,} {t['validate']:>8.2f}s "

@@ -163,7 +163,7 @@ def read_hosts(build: Path) -> list[View]:
 
 def check_bgp_sessions(views: list[View]) -> list[Finding]:
     """Every session exists on both ends with matching addresses and ASNs."""
-    owner: dict[str, tuple[View, str]] = {}   # address -> (view, its own address)
+    owner: dict[str, tuple[View, str]] = {}   # address -> (view, the address with its prefix length)
     for v in views:
         for _, cidrs, _ in v.interfaces.values():
             for c in cidrs:
@@ -176,8 +176,8 @@ def check_bgp_sessions(views: list[View]) -> list[Finding]:
                 out.append(Finding(v.file, s.where, f"neighbor {s.peer_ip} is no address of any device",
                                    rule="bgp-session"))
                 continue
-            peer, _ = owner[s.peer_ip]
-            local = _local_address(v, s.peer_ip)
+            peer, peer_cidr = owner[s.peer_ip]
+            local = _local_address(v, peer_cidr, owner)
             if peer.asn != s.remote_as:
                 out.append(Finding(v.file, s.where, f"neighbor {s.peer_ip} ({peer.name}) has ASN {peer.asn}, "
                                    f"configured remote-as {s.remote_as}", rule="bgp-session"))
@@ -188,13 +188,14 @@ def check_bgp_sessions(views: list[View]) -> list[Finding]:
     return out
 
 
-def _local_address(v: View, peer_ip: str) -> str | None:
-    peer = ipaddress.ip_address(peer_ip)
-    for _, cidrs, _ in v.interfaces.values():
-        for c in cidrs:
-            iface = ipaddress.ip_interface(c)
-            if peer in iface.network and iface.ip != peer:
-                return str(iface.ip)
+def _local_address(v: View, peer_cidr: str, owner: dict[str, tuple[View, str]]) -> str | None:
+    """v's own address on the point-to-point subnet of `peer_cidr` (the other end of the /31 or /127)."""
+    iface = ipaddress.ip_interface(peer_cidr)
+    if iface.network.prefixlen not in (31, 127):
+        return None
+    for other in (iface.network.network_address, iface.network.broadcast_address):
+        if other != iface.ip and owner.get(str(other), (None,))[0] is v:
+            return str(other)
     return None
 
 
