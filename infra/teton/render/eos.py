@@ -13,10 +13,10 @@ from functools import partial
 from typing import Any
 
 from teton.design.fabric import Device, Fabric
-from teton.findings import Finding, SpecError
+from teton.findings import Finding
 from teton.render.context import RenderContext
 from teton.render.intent import bgp_intent, mgmt_intent, qos_intent
-from teton.render.parallel import map_chunks
+from teton.render.parallel import render_devices
 
 NAME = "eos"
 QOS_PROFILE = "QOS-ROCE"
@@ -229,12 +229,4 @@ def _render_chunk(fabric: Fabric, ctx: RenderContext, names: list[str]) -> tuple
 
 
 def render(fabric: Fabric, ctx: RenderContext) -> dict[str, str]:
-    names = [d.name for d in eos_devices(fabric)]
-    files: dict[str, str] = {}
-    problems: list[Finding] = []
-    for f, p in map_chunks(partial(_render_chunk, fabric, ctx), names):
-        files.update(f)
-        problems += p
-    if problems:
-        raise SpecError(problems)
-    return files
+    return render_devices(partial(_render_chunk, fabric, ctx), [d.name for d in eos_devices(fabric)])

@@ -8,6 +8,8 @@ import os
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
+from teton.findings import Finding, SpecError
+
 T = TypeVar("T")
 _JOB: tuple[Callable[[Sequence[str]], Any], Sequence[str]] | None = None
 MIN_PER_WORKER = 64   # below this, forking costs more than it saves
@@ -22,6 +24,19 @@ def _run_chunk(bounds: tuple[int, int]) -> Any:
     assert _JOB is not None
     fn, names = _JOB
     return fn(names[bounds[0]:bounds[1]])
+
+
+def render_devices(render_chunk: Callable[[Sequence[str]], tuple[dict[str, str], list[Finding]]],
+                   names: Sequence[str]) -> dict[str, str]:
+    """Files of every device in `names`, rendered in chunks on all cores; SpecError with every finding if any."""
+    files: dict[str, str] = {}
+    problems: list[Finding] = []
+    for f, p in map_chunks(render_chunk, names):
+        files.update(f)
+        problems += p
+    if problems:
+        raise SpecError(problems)
+    return files
 
 
 def map_chunks(fn: Callable[[Sequence[str]], T], names: Sequence[str]) -> list[T]:

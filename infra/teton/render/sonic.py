@@ -18,11 +18,12 @@ from functools import partial
 from typing import Any
 
 from teton.design.fabric import Device, Fabric, Interface
-from teton.findings import Finding, SpecError
+from teton.design.ports import port_names
+from teton.findings import Finding
 from teton.render.context import RenderContext
 from teton.render.frr import render_frr
 from teton.render.intent import bgp_intent, mgmt_intent, qos_intent
-from teton.render.parallel import map_chunks
+from teton.render.parallel import render_devices
 from teton.spec.model import SwitchModel
 
 NAME = "sonic"
@@ -46,8 +47,6 @@ def _mac(name: str) -> str:
 
 
 def _ports(model: SwitchModel, device: Device, mtu_default: int) -> dict[str, dict[str, str]]:
-    from teton.design.ports import port_names
-
     used = {i.name: i for i in device.interfaces}
     per_slot = max(1, model.ports // model.slots)
     groups = [g for g in model.port_groups for _ in range(g.count)]
@@ -74,9 +73,10 @@ def _headroom(speed_gbps: int, cable_m: int, mtu: int) -> int:
 
 
 def _qos_tables(model: SwitchModel, device: Device, qos: dict[str, Any]) -> dict[str, Any]:
+    ports = device.interfaces
+    if not ports:
+        return {}
     lossless, cnp = qos["lossless_priority"], qos["cnp_priority"]
-    ports = [i for i in device.interfaces]
-    names = [i.name for i in ports]
     other = [q for q in range(8) if q not in (lossless, cnp)]
     buffer = int(model.buffer_mb * 1024 * 1024)
     t: dict[str, Any] = {
@@ -135,8 +135,6 @@ def _qos_tables(model: SwitchModel, device: Device, qos: dict[str, Any]) -> dict
         t["BUFFER_QUEUE"][f"{i.name}|{lossless}"] = {"profile": "egress_lossless_profile"}
         for q in other + [cnp]:
             t["BUFFER_QUEUE"][f"{i.name}|{q}"] = {"profile": "egress_lossy_profile"}
-    if not names:
-        return {}
     return t
 
 
@@ -320,12 +318,4 @@ def _render_chunk(fabric: Fabric, ctx: RenderContext, names: list[str]) -> tuple
 
 
 def render(fabric: Fabric, ctx: RenderContext) -> dict[str, str]:
-    names = [d.name for d in sonic_devices(fabric)]
-    files: dict[str, str] = {}
-    problems: list[Finding] = []
-    for f, p in map_chunks(partial(_render_chunk, fabric, ctx), names):
-        files.update(f)
-        problems += p
-    if problems:
-        raise SpecError(problems)
-    return files
+    return render_devices(partial(_render_chunk, fabric, ctx), [d.name for d in sonic_devices(fabric)])
