@@ -9,7 +9,7 @@ from teton.checks import check_fabric, check_spec, errors
 from teton.design import design
 from teton.design.fabric import Fabric
 from teton.findings import Finding, SpecError
-from teton.spec.load import load_spec
+from teton.spec.load import load_spec, spec_lines, with_lines
 from teton.spec.model import Cluster
 
 
@@ -27,9 +27,10 @@ def load_and_design(path: str | Path) -> Designed:
     cluster = load_spec(path)
     findings = check_spec(cluster, file)
     if errors(findings):
-        raise SpecError(findings)
+        raise SpecError(with_lines(findings, spec_lines(path)))
     fabric = design(cluster)
     findings += check_fabric(fabric, file)
+    findings = with_lines(findings, spec_lines(path)) if findings else findings
     if errors(findings):
         raise SpecError(findings)
     return Designed(file, cluster, fabric, findings)

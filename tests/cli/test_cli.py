@@ -60,6 +60,16 @@ def test_broken_specs_exit_2_naming_the_path(tmp_path, lab_data, mutate, path):
     assert all(f["file"] == str(spec) for f in findings["findings"])
 
 
+def test_rule_findings_carry_the_line_of_their_spec_path(tmp_path):
+    text = LAB.read_text().replace("  asn: {atsw: 4200000000, ctsw: 4200000100, rtsw: 4201000000,",
+                                   "  asn: {atsw: 4200000000, ctsw: 4200000100, rtsw: 4199999100,")
+    spec = write_spec(tmp_path, text)
+    code, out = run("validate", str(spec), "--json")
+    findings = json.loads(out[:out.rindex("}") + 1])["findings"]
+    line = text.splitlines().index(next(x for x in text.splitlines() if "rtsw: 4199999100" in x)) + 1
+    assert code == 2 and {(f["path"], f["line"]) for f in findings} == {("backend.asn.rtsw", line)}
+
+
 def test_yaml_that_does_not_parse_exits_2_with_the_line(tmp_path):
     spec = write_spec(tmp_path, "name: lab\nbackend: {kind: roce\n")
     code, out = run("validate", str(spec))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import runpy
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -70,6 +71,31 @@ def parse_yaml(text: str, filename: str) -> tuple[Any, Lines]:
     if dups:
         raise SpecError(dups)
     return data, lines
+
+
+def spec_lines(path: str | Path) -> dict[str, int]:
+    """{'backend.asn.rtsw': line} for a YAML spec (empty for Python specs or unreadable files)."""
+    path = Path(path)
+    if path.suffix not in (".yaml", ".yml", ".json"):
+        return {}
+    try:
+        _, lines = parse_yaml(path.read_text(encoding="utf-8"), str(path))
+    except (SpecError, OSError):
+        return {}
+    return {join_path(k): v for k, v in lines.items()}
+
+
+def with_lines(findings: list[Finding], lines: dict[str, int]) -> list[Finding]:
+    """Findings of rules (which know a spec path, not a line) with the line of that path, or of its nearest parent."""
+    out = []
+    for f in findings:
+        line = f.line
+        path = f.path
+        while line is None and path:
+            line = lines.get(path)
+            path = path.rpartition(".")[0] if "[" not in path.rpartition(".")[2] else path.rpartition("[")[0]
+        out.append(f if line is None else replace(f, line=line))
+    return out
 
 
 def validate_data(data: Any, filename: str, lines: Lines | None = None) -> Cluster:
