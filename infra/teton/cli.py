@@ -11,6 +11,7 @@ from typing import Any
 
 import click
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from teton.findings import Finding, SpecError
@@ -27,7 +28,7 @@ def _report(findings: list[Finding], as_json: bool) -> None:
         return
     for f in findings:
         colour = "red" if f.severity == "error" else "yellow"
-        err.print(f"[{colour}]{f.severity}[/{colour}]: {f}", markup=True)
+        err.print(f"[{colour}]{f.severity}[/{colour}]: {escape(str(f))}", markup=True)
 
 
 @contextmanager
@@ -188,7 +189,7 @@ def _twin_call(fn: Any, as_json: bool, *args: Any) -> dict[str, Any]:
         try:
             return fn(*args)
         except (TwinNotRunning, TwinError, ValueError) as exc:
-            err.print(f"[red]error[/red]: {exc}", markup=True)
+            err.print(f"[red]error[/red]: {escape(str(exc))}", markup=True)
             sys.exit(EXIT_BAD_INPUT if not isinstance(exc, TwinError) else 1)
 
 

@@ -73,7 +73,7 @@ def test_rule_findings_carry_the_line_of_their_spec_path(tmp_path):
 def test_yaml_that_does_not_parse_exits_2_with_the_line(tmp_path):
     spec = write_spec(tmp_path, "name: lab\nbackend: {kind: roce\n")
     code, out = run("validate", str(spec))
-    assert code == 2 and f"{spec}:3" in out and "YAML does not parse" in out
+    assert code == 2 and f"{spec}:3" in out and "YAML does not parse" in out and "[yaml]" in out
 
 
 def test_render_writes_fabric_cabling_and_manifest(tmp_path):
