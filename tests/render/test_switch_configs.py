@@ -45,6 +45,7 @@ def test_rack_switch_facts(lab_build):
     assert db["WRED_PROFILE"]["ROCE_LOSSLESS"]["ecn"] == "ecn_all"       # the lab enables ECN
     assert db["PFC_WD"]["Ethernet0"]["detection_time"] == "200"
     assert db["PORT"]["Ethernet124"]["admin_status"] == "down"          # unused ports stay down
+    assert db["BREAKOUT_CFG"]["Ethernet0"] == {"brkout_mode": "1x400G"} and len(db["BREAKOUT_CFG"]) == 128
     assert db["TACPLUS"]["global"]["passkey"] == PREFIX + "aaa_key"      # a reference, never a key
     frr = (lab_build / "devices/z01-r001-rtsw/frr.conf").read_text()
     assert "router bgp 4201001001" in frr and " neighbor 10.1.0.0 remote-as 4200000101" in frr

@@ -219,7 +219,7 @@ def _full_ecmp(twin: Twin) -> Callable[[], bool]:
 @pytest.fixture(scope="module")
 def lab() -> Iterator[Lab]:
     if os.geteuid() != 0:
-        pytest.skip("needs root for network namespaces")
+        pytest.skip(reason="needs root for network namespaces and FRR daemons")
     plan = make_plan("tlab")
     cleanup_leftovers("tt-tlab-")  # from an earlier, interrupted run
     root = _state_root()

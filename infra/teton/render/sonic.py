@@ -65,6 +65,14 @@ def _ports(model: SwitchModel, device: Device, mtu_default: int) -> dict[str, di
     return out
 
 
+def _breakouts(model: SwitchModel) -> dict[str, dict[str, str]]:
+    """Each port's breakout mode: unbroken at its native speed (the catalogue lists the modes it also supports)."""
+    groups = [g for g in model.port_groups for _ in range(g.count)]
+    return {name: {"brkout_mode": f"1x{speed}G"}
+            for (name, speed, _), g in zip(port_names(model), groups, strict=True)
+            if f"1x{speed}G" in g.breakouts or not g.breakouts}
+
+
 def _headroom(speed_gbps: int, cable_m: int, mtu: int) -> int:
     bytes_per_ns = speed_gbps / 8
     rtt_ns = 2 * cable_m * 5 + 2 * 1000          # cable both ways (5 ns/m) plus ~1 us of PFC response each side
@@ -204,6 +212,7 @@ def config_db(fabric: Fabric, device: Device, qos: dict[str, Any] | None = None)
             "buffer_model": "traditional", "mac": _mac(device.name), "docker_routing_config_mode": "split",
             "default_pfcwd_status": "enable" if qos and qos["pfc_watchdog"] else "disable", "timezone": "UTC"}},
         "PORT": _ports(model, device, mtu),
+        "BREAKOUT_CFG": _breakouts(model),
         "INTERFACE": {},
         "LOOPBACK_INTERFACE": {"Loopback0": {}},
         "BGP_NEIGHBOR": {},
