@@ -23,43 +23,31 @@ def bgp_intent(fabric: Fabric, d: Device) -> dict[str, Any]:
     secret = fabric.bgp.get("password_secret") if d.plane == "backend" else None
     groups: dict[str, dict[str, Any]] = {}
     neighbors: list[dict[str, Any]] = []
-    for i in d.interfaces:
-        peer = devices[i.peer]
-        if peer.role not in SWITCH_ROLES:
-            continue
-        group = PEER_GROUP[peer.role]
-        g = groups.setdefault(group, {"name": group, "direction": i.direction, "remote_as": set(), "count": 0})
-        g["remote_as"].add(peer.asn)
-        g["count"] += 1
-        for fam, local, remote in (("ipv4", i.ipv4, i.peer_ipv4), ("ipv6", i.ipv6, i.peer_ipv6)):
-            if remote:
-                neighbors.append({"ip": remote, "family": fam, "remote_as": peer.asn, "peer_group": group,
-                                  "interface": i.name, "local_ip": local.split("/")[0] if local else None,
-                                  "description": f"{peer.name}:{i.peer_port}"})
-    for g in groups.values():
-        ras = g.pop("remote_as")
-        g["remote_as"] = ras.pop() if len(ras) == 1 else None   # one ASN for the group, or per neighbour
     # ECMP width: with RFC 7938 ASNs, equal-cost paths to a prefix come from neighbours that share an ASN (all the
     # CTSWs of a zone, all the ATSWs), so the widest ECMP is the most links to one neighbour ASN.
     links_per_asn: dict[int | None, int] = {}
     for i in d.interfaces:
         peer = devices[i.peer]
-        if peer.role in SWITCH_ROLES:
-            links_per_asn[peer.asn] = links_per_asn.get(peer.asn, 0) + 1
-    ecmp = max(links_per_asn.values(), default=1)
-    originate4 = [p for p in ([d.loopback4] + d.prefixes4) if p]
-    originate6 = [p for p in ([d.loopback6] + d.prefixes6) if p]
+        if peer.role not in SWITCH_ROLES:
+            continue
+        group = PEER_GROUP[peer.role]
+        groups.setdefault(group, {"name": group, "direction": i.direction})
+        links_per_asn[peer.asn] = links_per_asn.get(peer.asn, 0) + 1
+        for fam, local, remote in (("ipv4", i.ipv4, i.peer_ipv4), ("ipv6", i.ipv6, i.peer_ipv6)):
+            if remote:
+                neighbors.append({"ip": remote, "family": fam, "remote_as": peer.asn, "peer_group": group,
+                                  "local_ip": local.split("/")[0] if local else None,
+                                  "description": f"{peer.name}:{i.peer_port}"})
     return {
         "asn": d.asn, "router_id": d.router_id,
         "peer_groups": sorted(groups.values(), key=lambda g: (g["direction"] != "up", g["name"])),
         "neighbors": neighbors,
-        "maximum_paths": ecmp,
+        "maximum_paths": max(links_per_asn.values(), default=1),
         "keepalive": timers.get("keepalive", 3), "hold": timers.get("hold", 9),
         "connect_retry": timers.get("connect_retry", 10), "bfd": bool(fabric.bgp.get("bfd")),
         "password": secret_ref(secret) if secret else None,
         "loopback4": d.loopback4, "loopback6": d.loopback6,
         "aggregates4": list(d.prefixes4), "aggregates6": list(d.prefixes6),
-        "originate4": originate4, "originate6": originate6,
         # Upper tiers pass on what they learn; a rack switch only sends its own loopback and rack prefixes.
         "transit": d.role not in ("rtsw", "fe-rsw"),
     }

@@ -200,10 +200,11 @@ def _mgmt_tables(device: Device, m: dict[str, Any]) -> dict[str, Any]:
     return t
 
 
-def config_db(fabric: Fabric, device: Device, qos: dict[str, Any] | None = None) -> dict[str, Any]:
+def config_db(fabric: Fabric, device: Device, qos: dict[str, Any] | None = None,
+              bgp: dict[str, Any] | None = None) -> dict[str, Any]:
     """The device's Config DB as plain dicts (all values strings, as Config DB stores them)."""
     model: SwitchModel = fabric.models[device.model]
-    bgp = bgp_intent(fabric, device)
+    bgp = bgp or bgp_intent(fabric, device)
     mtu = max((i.mtu for i in device.interfaces), default=9100)
     db: dict[str, Any] = {
         "DEVICE_METADATA": {"localhost": {
@@ -316,13 +317,14 @@ def _render_chunk(fabric: Fabric, ctx: RenderContext, names: list[str]) -> tuple
     problems: list[Finding] = []
     for name in names:
         d = fabric.devices[name]
-        db = config_db(fabric, d, qos if d.plane == "backend" else None)
+        bgp = bgp_intent(fabric, d)
+        db = config_db(fabric, d, qos if d.plane == "backend" else None, bgp)
         path = f"devices/{d.name}/config_db.json"
         if validator is not None:
             problems += [Finding(path, f"{i.table}|{i.key}" + (f"/{i.field}" if i.field else ""), i.message,
                                  rule="sonic-yang") for i in validator.validate(d.name, db)]
         files[path] = dump_config_db(db)
-        files[f"devices/{d.name}/frr.conf"] = render_frr(d.name, bgp_intent(fabric, d))
+        files[f"devices/{d.name}/frr.conf"] = render_frr(d.name, bgp)
     return files, problems
 
 

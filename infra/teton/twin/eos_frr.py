@@ -25,7 +25,7 @@ def bgp_from_structured_config(cfg: dict[str, Any]) -> dict[str, Any]:
         base, _, tag = g["name"].rpartition("_")
         base = base if tag in _TAG_FAMILY else g["name"]
         direction = "down" if "(downlinks" in g.get("description", "") else "up"
-        groups.setdefault(base, {"name": base, "direction": direction, "remote_as": None, "count": 0})
+        groups.setdefault(base, {"name": base, "direction": direction})
         timers = g.get("timers", timers)
         password = g.get("password", password)
         bfd = bfd or bool(g.get("bfd"))
@@ -34,7 +34,6 @@ def bgp_from_structured_config(cfg: dict[str, Any]) -> dict[str, Any]:
         base, _, tag = n["peer_group"].rpartition("_")
         family = _TAG_FAMILY.get(tag, "ipv6" if ":" in n["ip_address"] else "ipv4")
         base = base if tag in _TAG_FAMILY else n["peer_group"]
-        groups[base]["count"] += 1
         neighbors.append({"ip": n["ip_address"], "family": family, "remote_as": int(n["remote_as"]),
                           "peer_group": base, "description": n.get("description", ""), "local_ip": None})
     keepalive, hold = (int(x) for x in (timers or "3 9").split())
@@ -57,7 +56,7 @@ def bgp_from_structured_config(cfg: dict[str, Any]) -> dict[str, Any]:
         "keepalive": keepalive, "hold": hold, "connect_retry": 1, "bfd": bfd, "password": password,
         "loopback4": loopback.get("ip_address"), "loopback6": lo6,
         "aggregates4": aggregates["4"], "aggregates6": aggregates["6"],
-        "originate4": [], "originate6": [], "transit": transit,
+        "transit": transit,
     }
 
 

@@ -136,29 +136,28 @@ def _probes(fabric: Fabric, sample: int) -> list[tuple[str, str]]:
     return pairs
 
 
-def _ecmp_mismatches(twin: Any, fabric: Fabric, failures: Failures, pairs: list[tuple[str, str]]) -> list[dict]:
+def _expected_ecmp(fabric: Fabric, failures: Failures, pairs: list[tuple[str, str]]) -> dict[tuple[str, str], int]:
+    """The design's ECMP width for each (alive switch, rack switch) pair, under `failures`."""
     model = failures.model(fabric)
-    out = []
+    return {(x, t): model.next_hops(x, t) for x, t in pairs if x in model.alive}
 
-    def one(pair: tuple[str, str]) -> dict | None:
-        x, t = pair
-        if x not in model.alive:
-            return None
-        want = model.next_hops(x, t)
+
+def _ecmp_mismatches(twin: Any, fabric: Fabric, expected: dict[tuple[str, str], int]) -> list[dict]:
+    def one(item: tuple[tuple[str, str], int]) -> dict | None:
+        (x, t), want = item
         prefix = fabric.devices[t].prefixes4[0] if fabric.devices[t].prefixes4 else fabric.devices[t].prefixes6[0]
         got = twin.kernel_nexthops(x, prefix)
         return None if got == want else {"switch": x, "prefix": prefix, "towards": t, "expected": want, "got": got}
 
     with ThreadPoolExecutor(8) as pool:
-        out = [r for r in pool.map(one, pairs) if r]
-    return out
+        return [r for r in pool.map(one, sorted(expected.items())) if r]
 
 
 def _wait_ecmp(twin: Any, fabric: Fabric, failures: Failures, timeout: float) -> tuple[float, list[dict]]:
-    pairs = _probes(fabric, ECMP_SAMPLE)
+    expected = _expected_ecmp(fabric, failures, _probes(fabric, ECMP_SAMPLE))
     t0 = time.monotonic()
     while True:
-        bad = _ecmp_mismatches(twin, fabric, failures, pairs)
+        bad = _ecmp_mismatches(twin, fabric, expected)
         if not bad or time.monotonic() - t0 > timeout:
             return time.monotonic() - t0, bad
         time.sleep(0.05)
@@ -220,7 +219,8 @@ def verify(spec: str, *, ping_sample: int = PING_SAMPLE) -> dict[str, Any]:
                     for (a, s, b, d), ok in zip(pairs, results, strict=True) if not ok]
     t_ping = time.monotonic() - t1
     t2 = time.monotonic()
-    ecmp = _ecmp_mismatches(twin, fabric, failures, _probes(fabric, ECMP_SAMPLE))
+    probes = _probes(fabric, ECMP_SAMPLE)
+    ecmp = _ecmp_mismatches(twin, fabric, _expected_ecmp(fabric, failures, probes))
     t_ecmp = time.monotonic() - t2
     all_hosts = sum(1 for d in fabric.devices.values() if d.role == "host")
     ok = not bad_sessions and not failed_pings and not ecmp
@@ -231,7 +231,7 @@ def verify(spec: str, *, ping_sample: int = PING_SAMPLE) -> dict[str, Any]:
                 "seconds": round(t_sessions, 3)},
         "same_rail_ping": {"pinged": len(pairs), "of": total_pairs, "failed": failed_pings,
                            "hosts": all_hosts, "seconds": round(t_ping, 3)},
-        "ecmp": {"checked": len(_probes(fabric, ECMP_SAMPLE)), "mismatched": ecmp, "seconds": round(t_ecmp, 3)},
+        "ecmp": {"checked": len(probes), "mismatched": ecmp, "seconds": round(t_ecmp, 3)},
         "eos_as_frr": sorted(d for d, o in meta["origin"].items() if "EOS" in o),
     }
 
