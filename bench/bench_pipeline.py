@@ -47,34 +47,27 @@ def scaled_spec(factor: int, folder: Path) -> Path:
 
 
 def run_stages(spec: str, out: str, only: tuple[str, ...] | None) -> None:
-    """In-process: time each stage, print JSON with times and peak RSS."""
-    from teton.checks import check_fabric, check_spec
-    from teton.design import design
-    from teton.plan import plan
-    from teton.render import render_all
-    from teton.render.artifacts import write_atomically
-    from teton.render.context import RenderContext
-    from teton.spec.load import load_spec
+    """In-process: time each stage of the one build path, print JSON with times and peak RSS."""
+    from teton.build import load_and_design, render, write
+    from teton.fabric.plan import plan
+    from teton.targets import RenderContext
 
     t = {}
     t0 = time.perf_counter()
-    cluster = load_spec(spec)
-    findings = check_spec(cluster, spec)
-    fabric = design(cluster)
-    findings += check_fabric(fabric, spec)
-    assert not [f for f in findings if f.severity == "error"], findings
+    designed = load_and_design(spec)
+    fabric = designed.fabric
     t["validate"] = time.perf_counter() - t0
     t1 = time.perf_counter()
     figures = plan(fabric)
     t["plan"] = time.perf_counter() - t1
     t2 = time.perf_counter()
-    files = render_all(fabric, RenderContext(figures=figures), only=only)
-    write_atomically(Path(out), files, figures)
+    rendered = render(fabric, RenderContext(), only)
+    files, _ = write(Path(out), rendered, figures, force=True)
     t["render"] = time.perf_counter() - t2
     t["total"] = time.perf_counter() - t0
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(json.dumps({"times_s": t, "peak_rss_mib": rss, "gpus": figures["gpus"], "devices": len(fabric.devices),
-                      "links": len(fabric.links), "files": len(files) + 1}))
+                      "links": len(fabric.links), "files": files}))
 
 
 def digest(folder: Path) -> str:

@@ -20,9 +20,9 @@ from pyavd.constants import (
 )
 from pyavd.templater import Templar
 
-from teton.render import eos_avd
+from teton.targets.eos import avd as eos_avd
 
-_TESTS = Path(__file__).resolve().parents[1] / "tests" / "render" / "test_eos_avd.py"
+_TESTS = Path(__file__).resolve().parents[1] / "tests" / "targets" / "test_eos_avd.py"
 
 
 def _spine_config() -> dict:

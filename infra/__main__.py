@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pulumi  # type: ignore[import-not-found]
 
-from teton.pipeline import load_and_design
-from teton.plan import plan
+from teton.build import load_and_design
+from teton.fabric.plan import plan
 
 config = pulumi.Config("teton")
 designed = load_and_design(config.require("spec"))

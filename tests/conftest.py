@@ -5,7 +5,7 @@ import yaml
 
 from tests.helpers import LAB
 from teton.design import design
-from teton.design.fabric import Fabric
+from teton.fabric import Fabric
 from teton.spec.load import load_spec
 from teton.spec.model import Cluster
 
@@ -28,12 +28,7 @@ def lab_data() -> dict:
 
 @pytest.fixture(scope="session")
 def lab_build(tmp_path_factory, lab_fabric: Fabric):
-    """The lab rendered once per test session (read-only: copy it before breaking anything)."""
-    from teton.plan import plan
-    from teton.render import render_all
-    from teton.render.artifacts import write_atomically
-    from teton.render.context import RenderContext
+    """The lab rendered once per test session through the one build path (read-only: copy it before breaking it)."""
+    from teton.build import build_fabric
 
-    out = tmp_path_factory.mktemp("build") / "lab"
-    figures = plan(lab_fabric)
-    return write_atomically(out, render_all(lab_fabric, RenderContext(figures=figures)), figures)
+    return build_fabric(lab_fabric, tmp_path_factory.mktemp("build") / "lab").path

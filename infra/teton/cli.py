@@ -1,4 +1,4 @@
-"""teton's command line: validate, plan, render, schema.  The only place that prints and exits."""
+"""teton's command line: validate, plan, render, twin, targets, schema.  The only place that prints and exits."""
 
 from __future__ import annotations
 
@@ -14,7 +14,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from teton.findings import Finding, SpecError
+from teton import targets
+from teton.findings import Finding, SpecError, TetonError
 
 EXIT_BAD_INPUT = 2
 err = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -40,6 +41,9 @@ def _bad_input(as_json: bool = False) -> Iterator[None]:
         n = sum(1 for f in exc.findings if f.severity == "error")
         err.print(f"{n} error{'s' if n != 1 else ''}.")
         sys.exit(EXIT_BAD_INPUT)
+    except TetonError as exc:
+        err.print(f"[red]error[/red]: {escape(str(exc))}", markup=True)
+        sys.exit(EXIT_BAD_INPUT)
 
 
 @contextmanager
@@ -58,8 +62,9 @@ def main() -> None:
     """teton: GPU training clusters as code (spec -> fabric -> configs -> deploy)."""
 
 
-YANG_DIR = click.option("--yang-dir", type=click.Path(file_okay=False, exists=True), envvar="TETON_SONIC_YANG_DIR",
-                        help="SONiC YANG models (default: ../shared/sonic-yang-models/yang beside the repo)")
+YANG_DIR = click.option("--yang-dir", type=click.Path(), envvar="TETON_SONIC_YANG_DIR",
+                        help="SONiC YANG models (default: ../shared/sonic-yang-models/yang beside the repo, then the "
+                        "copy scripts/setup fetched)")
 
 
 @main.command()
@@ -70,7 +75,7 @@ YANG_DIR = click.option("--yang-dir", type=click.Path(file_okay=False, exists=Tr
 @click.option("--json", "as_json", is_flag=True, help="findings as JSON")
 def validate(spec: str | None, rendered: str | None, yang_dir: str | None, as_json: bool) -> None:
     """Check SPEC (schema, then every rule over the spec and its fabric) and/or a rendered build folder."""
-    from teton.pipeline import load_and_design
+    from teton.build import load_and_design
 
     if spec is None and rendered is None:
         raise click.UsageError("give a SPEC, --rendered DIR, or both")
@@ -84,7 +89,7 @@ def validate(spec: str | None, rendered: str | None, yang_dir: str | None, as_js
     if rendered is not None:
         from teton.validate.rendered import validate_rendered
 
-        with _progress(f"checking {rendered}"):
+        with _bad_input(as_json), _progress(f"checking {rendered}"):
             found = validate_rendered(Path(rendered), Path(yang_dir) if yang_dir else None)
         if any(f.severity == "error" for f in found):
             with _bad_input(as_json):
@@ -102,8 +107,8 @@ def validate(spec: str | None, rendered: str | None, yang_dir: str | None, as_js
 @click.option("--json", "as_json", is_flag=True, help="figures as JSON, for scripts")
 def plan(spec: str, as_json: bool) -> None:
     """Figures of SPEC's cluster, computed from its fabric."""
-    from teton.pipeline import load_and_design
-    from teton.plan import plan as figures
+    from teton.build import load_and_design
+    from teton.fabric.plan import plan as figures
 
     with _bad_input(as_json), _progress("designing"):
         designed = load_and_design(spec)
@@ -137,50 +142,63 @@ def _print_plan(p: dict[str, Any]) -> None:
 
 @main.command()
 @click.argument("spec", type=click.Path(dir_okay=False))
-@click.option("-o", "--output", type=click.Path(file_okay=False), help="build folder (default build/<cluster>/)")
-@click.option("--only", multiple=True, type=click.Choice(["fabric", "cabling", "hosts", "sonic", "eos"]),
-              help="render only these targets (repeatable); default: all")
+@click.option("-o", "--output", type=click.Path(), help="build folder (default build/<cluster>/)")
+@click.option("--only", multiple=True, type=click.Choice(targets.names()),
+              help="render only these targets (repeatable) and keep the other targets' files of the existing build")
+@click.option("--force", is_flag=True, help="replace an output folder that is not a teton build")
 @YANG_DIR
 @click.option("--json", "as_json", is_flag=True, help="summary as JSON")
-def render(spec: str, output: str | None, only: tuple[str, ...], yang_dir: str | None, as_json: bool) -> None:
+def render(spec: str, output: str | None, only: tuple[str, ...], force: bool, yang_dir: str | None,
+           as_json: bool) -> None:
     """Render every artifact of SPEC into a build folder, atomically, with manifest.json."""
-    from teton.pipeline import load_and_design
-    from teton.plan import plan as figures
-    from teton.render import render_all
-    from teton.render.artifacts import write_atomically
-    from teton.render.context import RenderContext
+    from teton.build import build
 
     with _bad_input(as_json), _progress("designing") as status:
-        designed = load_and_design(spec)
-        p = figures(designed.fabric)
-        ctx = RenderContext(figures=p, sonic_yang_dir=Path(yang_dir) if yang_dir else None)
-
         def step(name: str) -> None:
             if status is not None:
-                status.update(f"rendering {name}")
+                status.update(f"{'writing the build' if name == 'writing' else f'rendering {name}'}")
 
-        files = render_all(designed.fabric, ctx, step, only or None)
-        target = Path(output) if output else Path("build") / designed.cluster.name
-        if status is not None:
-            status.update(f"writing {len(files)} files")
-        write_atomically(target, files, p)
-    _report(designed.warnings, False)
+        result = build(spec, Path(output) if output else None, only=only or None,
+                       yang_dir=Path(yang_dir) if yang_dir else None, force=force, progress=step)
+    _report(result.warnings, False)
+    summary = {"output": str(result.path), "files": result.files, "rendered": list(result.rendered),
+               "kept": list(result.kept)}
     if as_json:
-        click.echo(json.dumps({"output": str(target), "files": len(files) + 1}, sort_keys=True))
+        click.echo(json.dumps(summary, sort_keys=True))
     else:
-        err.print(f"wrote {len(files) + 1} files to {target}/")
+        kept = f" (kept {', '.join(result.kept)} from the previous build)" if result.kept else ""
+        err.print(f"wrote {result.files} files to {result.path}/{kept}")
+
+
+@main.command("targets")
+@click.option("--json", "as_json", is_flag=True)
+def list_targets(as_json: bool) -> None:
+    """The registered targets: what `render --only` takes and which NOS each configures."""
+    rows = [{"name": t.name, "nos": t.nos, "version": t.version, "summary": t.summary} for t in targets.targets()]
+    if as_json:
+        click.echo(json.dumps(rows, indent=1, sort_keys=True))
+        return
+    t = Table(show_header=True)
+    for col in ("target", "NOS", "what it writes"):
+        t.add_column(col)
+    for r in rows:
+        t.add_row(r["name"], r["nos"] or "", r["summary"])
+    out.print(t)
 
 
 @main.group()
 def twin() -> None:
-    """Digital twin of a spec's backend fabric: network namespaces, real FRR, GPU hosts (needs root)."""
+    """Digital twin of a build's backend fabric: network namespaces, real FRR, GPU hosts (needs root).
+
+    `up` takes a spec (rendered first) or a build folder; the other commands take the twin: its name, or the spec or
+    build folder it came from (only the cluster's name is read from it: the twin runs and checks the build it was
+    started with)."""
 
 
 def _twin_call(fn: Any, as_json: bool, *args: Any) -> dict[str, Any]:
     import os
 
     from teton.twin.runtime import TwinError
-    from teton.twin.service import TwinNotRunning
 
     if os.geteuid() != 0:
         err.print("teton twin needs root (network namespaces, FRR daemons)")
@@ -188,9 +206,9 @@ def _twin_call(fn: Any, as_json: bool, *args: Any) -> dict[str, Any]:
     with _bad_input(as_json):
         try:
             return fn(*args)
-        except (TwinNotRunning, TwinError, ValueError) as exc:
+        except TwinError as exc:   # the twin itself failed (a daemon, the kernel): not bad input
             err.print(f"[red]error[/red]: {escape(str(exc))}", markup=True)
-            sys.exit(EXIT_BAD_INPUT if not isinstance(exc, TwinError) else 1)
+            sys.exit(1)
 
 
 def _twin_out(result: dict[str, Any], as_json: bool, ok: bool = True) -> None:
@@ -203,10 +221,11 @@ def _twin_out(result: dict[str, Any], as_json: bool, ok: bool = True) -> None:
 
 
 @twin.command("up")
-@click.argument("spec", type=click.Path(dir_okay=False))
+@click.argument("spec", metavar="SPEC|BUILD", type=click.Path(exists=True))
 @click.option("--json", "as_json", is_flag=True)
 def twin_up(spec: str, as_json: bool) -> None:
-    """Render SPEC and start its backend fabric: one namespace per switch and host, zebra+bgpd per switch."""
+    """Start the backend fabric of SPEC (rendered first) or of a BUILD folder: one namespace per switch and host,
+    zebra+bgpd per switch."""
     from teton.twin import service
 
     with _progress("starting the twin"):
@@ -215,8 +234,8 @@ def twin_up(spec: str, as_json: bool) -> None:
 
 
 @twin.command("verify")
-@click.argument("spec", type=click.Path(dir_okay=False))
-@click.option("--ping-sample", type=int, default=None,
+@click.argument("spec", metavar="TWIN")
+@click.option("--ping-sample", type=click.IntRange(min=1), default=None,
               help="same-rail pings at most (default 1024; all on small twins)")
 @click.option("--json", "as_json", is_flag=True)
 def twin_verify(spec: str, ping_sample: int | None, as_json: bool) -> None:
@@ -230,7 +249,7 @@ def twin_verify(spec: str, ping_sample: int | None, as_json: bool) -> None:
 
 
 @twin.command("fail")
-@click.argument("spec", type=click.Path(dir_okay=False))
+@click.argument("spec", metavar="TWIN")
 @click.argument("target")
 @click.option("--how", type=click.Choice(["kill", "freeze", "links"]), default="kill", show_default=True,
               help="for a switch: kill its daemons, freeze them (peers notice at the hold timer), or cut its links")
@@ -245,10 +264,10 @@ def twin_fail(spec: str, target: str, how: str, as_json: bool) -> None:
 
 
 @twin.command("restore")
-@click.argument("spec", type=click.Path(dir_okay=False))
+@click.argument("spec", metavar="TWIN")
 @click.option("--json", "as_json", is_flag=True)
 def twin_restore(spec: str, as_json: bool) -> None:
-    """Bring every failed switch and link back and measure reconvergence."""
+    """Bring every failed switch and link back (and any daemon that died), and measure reconvergence."""
     from teton.twin import service
 
     with _progress("restoring"):
@@ -257,7 +276,7 @@ def twin_restore(spec: str, as_json: bool) -> None:
 
 
 @twin.command("down")
-@click.argument("spec", type=click.Path(dir_okay=False))
+@click.argument("spec", metavar="TWIN")
 @click.option("--json", "as_json", is_flag=True)
 def twin_down(spec: str, as_json: bool) -> None:
     """Stop the twin and remove everything it made, also leftovers of a crashed run (found by name)."""

@@ -43,3 +43,8 @@ def join_path(parts: tuple[str | int, ...] | list[str | int]) -> str:
         else:
             out += ("." if out else "") + str(p)
     return out
+
+
+class TetonError(Exception):
+    """A problem the user can act on, said in one line (a setting, a folder, a missing tool); the CLI prints the message
+    and exits 2, without a traceback."""

@@ -12,8 +12,8 @@ import yaml
 from click.testing import CliRunner
 
 from tests.helpers import LAB, REF24K, ROOT, write_spec
+from teton.build.output import OutputError, publish
 from teton.cli import main
-from teton.render.artifacts import write_atomically
 
 
 def run(*args: str) -> tuple[int, str]:
@@ -100,10 +100,15 @@ def test_failed_render_keeps_what_was_written(tmp_path, lab_data):
     before = {p: p.read_bytes() for p in out_dir.rglob("*") if p.is_file()}
     lab_data["zones"] = "x"
     assert run("render", str(write_spec(tmp_path, lab_data)), "-o", str(out_dir))[0] == 2
-    with pytest.raises(OSError):
-        write_atomically(out_dir, {"a": "1", "a/b": "2"}, {})       # fails half-way through writing
+
+    def half_way(tmp):
+        (tmp / "a").write_text("1")
+        (tmp / "a" / "b").write_text("2")                         # fails half-way through writing
+
+    with pytest.raises(OutputError, match="a part of the path is a file"):
+        publish(out_dir, half_way)
     assert {p: p.read_bytes() for p in out_dir.rglob("*") if p.is_file()} == before
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["b", "spec.yaml"]     # no temporary folder left
+    assert sorted(p.name for p in tmp_path.iterdir() if not p.name.endswith(".lock")) == ["b", "spec.yaml"]
 
 
 def test_render_is_byte_identical_across_runs_and_hash_seeds(tmp_path):

@@ -4,7 +4,7 @@ from collections import Counter
 
 from tests.helpers import LAB
 from teton.design import design
-from teton.design.fabric import Fabric
+from teton.fabric import Fabric
 from teton.spec.load import load_spec
 
 
@@ -43,8 +43,8 @@ def test_link_addresses_north_end_first_and_both_ends_agree(lab_fabric: Fabric):
     assert (first.ipv6, first.peer_ipv6) == ("fd00:1::/127", "fd00:1::1")
     host = lab_fabric.devices["z01-r001-h1"]
     assert host.interfaces[0].ipv4 == "10.64.0.1/31" and host.interfaces[0].peer_ipv4 == "10.64.0.0"
-    assert rtsw.prefixes4 == ["10.64.0.0/27"] and rtsw.prefixes6 == ["fd00:1::/64"]
-    assert lab_fabric.devices["z01-r002-rtsw"].prefixes4 == ["10.64.0.32/27"]
+    assert rtsw.prefixes4 == ("10.64.0.0/27",) and rtsw.prefixes6 == ("fd00:1::/64",)
+    assert lab_fabric.devices["z01-r002-rtsw"].prefixes4 == ("10.64.0.32/27",)
 
 
 def test_asns_follow_rfc7938_plan(lab_fabric: Fabric):

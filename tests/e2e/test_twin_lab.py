@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -12,7 +14,6 @@ from tests.helpers import LAB
 
 pytestmark = [pytest.mark.root,
               pytest.mark.skipif(os.geteuid() != 0, reason="needs root for network namespaces and FRR daemons")]
-SPEC = str(LAB)
 
 
 def _namespaces() -> list[str]:
@@ -21,18 +22,26 @@ def _namespaces() -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def twin():
+def spec(tmp_path_factory) -> Path:
+    """A copy of the lab spec that a test may edit while the twin runs."""
+    path = tmp_path_factory.mktemp("spec") / "lab.yaml"
+    shutil.copy(LAB, path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def twin(spec):
     from teton.twin import service
 
-    service.down(SPEC)
-    report = service.up(SPEC)
+    service.down(str(spec))
+    report = service.up(str(spec))
     try:
         yield report
     finally:
-        service.down(SPEC)
+        service.down("lab")
 
 
-def test_lab_twin_comes_up_with_every_session_and_full_ecmp(twin):
+def test_lab_twin_comes_up_with_every_session_and_full_ecmp(twin, spec):
     assert (twin["switches"], twin["hosts"], twin["links"]) == (14, 8, 96)
     assert twin["sessions"] == 128 and twin["ecmp_mismatches"] == []
     assert twin["converged_s"] < 30
@@ -40,17 +49,17 @@ def test_lab_twin_comes_up_with_every_session_and_full_ecmp(twin):
     assert len(_namespaces()) == 22
 
 
-def test_verify_checks_sessions_every_same_rail_pair_and_ecmp(twin):
+def test_verify_checks_sessions_every_same_rail_pair_and_ecmp(twin, spec):
     from teton.twin import service
 
-    r = service.verify(SPEC)
+    r = service.verify(str(spec))
     assert r["ok"], r
     assert r["bgp"]["established"] == r["bgp"]["expected_sessions"] == 128
     assert r["same_rail_ping"]["pinged"] == r["same_rail_ping"]["of"] == 28 * 8 * 2   # all pairs, 8 rails, v4+v6
     assert r["ecmp"]["checked"] > 0 and r["ecmp"]["mismatched"] == []
 
 
-def test_kernel_has_the_designed_ecmp_width(twin):
+def test_kernel_has_the_designed_ecmp_width(twin, spec):
     from teton.twin.service import _twin
 
     t = _twin("lab")
@@ -58,46 +67,82 @@ def test_kernel_has_the_designed_ecmp_width(twin):
     assert t.kernel_nexthops("atsw01", "10.64.0.0/27") == 4             # a rack: the 4 CTSWs of its zone
 
 
-def test_ctsw_failure_keeps_every_same_rail_pair_reachable(twin):
+def test_ctsw_failure_keeps_every_same_rail_pair_reachable(twin, spec):
     from teton.twin import service
     from teton.twin.service import _twin
 
-    r = service.fail(SPEC, "z01-ctsw01")
+    r = service.fail(str(spec), "z01-ctsw01")
     try:
         rc = r["reconvergence"]
         assert rc["ecmp_mismatched"] == [] and rc["ecmp_settled_s"] < 10
         assert _twin("lab").kernel_nexthops("z01-r001-rtsw", "10.64.0.96/27") == 3   # narrower by one CTSW
-        v = service.verify(SPEC)
+        v = service.verify(str(spec))
         assert v["ok"], v
         assert v["bgp"]["expected_sessions"] == 128 - 16                              # its 8 peers x 2 families
         assert v["same_rail_ping"]["failed"] == []
     finally:
-        service.restore(SPEC)
-    assert service.verify(SPEC)["ok"]
+        service.restore(str(spec))
+    assert service.verify(str(spec))["ok"]
 
 
-def test_link_failure_narrows_ecmp_towards_that_rack_only(twin):
+def test_link_failure_narrows_ecmp_towards_that_rack_only(twin, spec):
     from teton.twin import service
     from teton.twin.service import _twin
 
-    r = service.fail(SPEC, "z02-r001-rtsw:Ethernet64")
+    r = service.fail(str(spec), "z02-r001-rtsw:Ethernet64")
     try:
         assert r["reconvergence"]["ecmp_mismatched"] == []
         t = _twin("lab")
         assert t.kernel_nexthops("z02-r002-rtsw", "10.64.0.64/27") == 3   # same zone: one CTSW lost its path
         assert t.kernel_nexthops("z02-r002-rtsw", "10.64.0.0/27") == 4    # other racks: unchanged
-        assert service.verify(SPEC)["ok"]
+        assert service.verify(str(spec))["ok"]
     finally:
-        service.restore(SPEC)
+        service.restore(str(spec))
 
 
-def test_down_finds_leftovers_of_a_crashed_run_by_name(twin):
+def test_editing_the_spec_after_up_changes_nothing_until_the_next_up(twin, spec):
+    """The twin checks what runs (its build's fabric.json), not what the spec says now."""
+    from teton.twin import service
+
+    original = spec.read_text()
+    try:
+        spec.write_text(original.replace("per_zone: 4", "per_zone: 2").replace("count: 2}", "count: 1}"))
+        r = service.verify(str(spec))
+        assert r["ok"], r
+        assert r["bgp"]["expected_sessions"] == r["bgp"]["established"] == 128
+        assert service.verify("lab")["ok"]                # by the twin's name, too
+        spec.write_text("this is not a spec: [")          # even a broken spec cannot change what is checked
+        assert service.verify("lab")["ok"]
+    finally:
+        spec.write_text(original)
+
+
+def test_verify_with_nothing_probed_is_not_ok(twin, spec):
+    from teton.twin import service
+
+    r = service.verify(str(spec), ping_sample=0)
+    assert not r["ok"] and r["unchecked"] == ["same-rail pings"]
+
+
+def test_restore_restarts_a_daemon_that_died_outside_teton(twin, spec):
+    import signal
+
+    from teton.twin import service
+
+    state = json.loads((service.state_dir("lab") / "rt" / "state.json").read_text())
+    os.kill(state["pids"]["z02-ctsw03"]["bgpd"], signal.SIGKILL)      # dies outside teton
+    r = service.restore(str(spec))
+    assert r["restarted"] == ["z02-ctsw03"] and r["reconvergence"]["ecmp_mismatched"] == []
+    assert service.verify(str(spec))["ok"]
+
+
+def test_down_finds_leftovers_of_a_crashed_run_by_name(twin, spec):
     from teton.twin import service
 
     # a crash: the state folder is gone, the namespaces and daemons are still there
     shutil.rmtree(service.state_dir("lab"))
     assert _namespaces()
-    r = service.down(SPEC)
+    r = service.down(str(spec))
     assert any(x.startswith("netns tt-lab-") for x in r["leftovers_removed"])
     assert _namespaces() == []
     left = subprocess.run(["pgrep", "-f", "/run/teton/twin/lab"], capture_output=True, text=True).stdout

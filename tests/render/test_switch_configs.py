@@ -65,7 +65,8 @@ def test_spine_facts(lab_build):
     assert "hostname z01-ctsw01" in text and "router bgp 4200000101" in text
     assert "   priority-flow-control priority 3 no-drop" in text and "qos map dscp 26 to traffic-class 3" in text
     assert "   neighbor 10.1.0.1 remote-as 4201001001" in text
-    assert "   vrf MGMT" in text and "ip access-list standard ACL-MGMT-IN" in text
+    assert "   vrf mgmt" in text and "ip access-list standard ACL-MGMT-IN" in text       # management.vrf, as SONiC
+    assert "   neighbor RTSW_V4 passive" in text and "   neighbor ATSW_V4 passive" not in text  # the upper end waits
     assert "priority-flow-control pause watchdog default timeout 0.2" in text
 
 

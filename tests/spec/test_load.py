@@ -32,7 +32,7 @@ def test_string_where_a_number_goes_is_an_error_not_a_coercion(tmp_path, lab_dat
 
 def test_all_schema_errors_are_reported_at_once(tmp_path, lab_data):
     lab_data["zones"] = 0
-    lab_data["backend"]["rtsw"]["nos"] = "junos"
+    lab_data["backend"]["rtsw"]["nos"] = "Jun OS"        # not a NOS name (a NOS without a target is a rule)
     lab_data["storage"][1]["role"] = "ceph"
     paths = {f.path for f in _errors(write_spec(tmp_path, lab_data))}
     assert paths == {"zones", "backend.rtsw.nos", "storage[1].role"}

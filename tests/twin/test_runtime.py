@@ -11,12 +11,13 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytest
@@ -73,6 +74,7 @@ def _bgp(asn: int, router_id: str, hostname: str, neighbors: list[tuple[str, int
         "frr version 8.4.4",
         "frr defaults datacenter",
         f"hostname {hostname}",
+        "service integrated-vtysh-config",  # vtysh's own: the split must not hand it to the daemons
         "no zebra nexthop kernel enable",
         "!",
         f"router bgp {asn}",
@@ -175,7 +177,10 @@ def test_plan_round_trip_and_checks() -> None:
 def test_split_frr_conf() -> None:
     conf = make_plan("unit").nodes[2].frr_conf
     assert conf is not None
-    extra = "log syslog informational\ninterface Ethernet0\n description up\nexit\nip route 1.2.3.0/24 10.0.0.0\n"
+    extra = (
+        "log syslog informational\nservice integrated-vtysh-config\ninterface Ethernet0\n description up\nexit\n"
+        "ip route 1.2.3.0/24 10.0.0.0\n"
+    )
     parts, warnings = split_frr_conf(conf + extra)
     assert "router bgp" in parts["bgpd"] and "router bgp" not in parts["zebra"]
     assert "no zebra nexthop kernel enable" in parts["zebra"] and "zebra" not in parts["bgpd"]
@@ -183,6 +188,7 @@ def test_split_frr_conf() -> None:
     for both in ("frr defaults datacenter", "hostname z01-r001-rtsw", "log syslog informational"):
         assert both in parts["zebra"] and both in parts["bgpd"]
     assert "line vty" not in parts["zebra"] + parts["bgpd"]
+    assert "service" not in parts["zebra"] + parts["bgpd"]  # vtysh's own: the daemons would refuse it
     assert "  maximum-paths 8\n exit-address-family\nexit" in parts["bgpd"]
     assert len(warnings) == 1 and "staticd" in warnings[0]
 
@@ -352,6 +358,99 @@ def test_all_links_of_a_spine_down(lab: Lab) -> None:
     _wait(_full_ecmp(twin), timeout=10)
 
 
+def _pids(twin: Twin, node: str) -> dict[str, int]:
+    """The daemon PIDs the twin's state file records for a switch."""
+    return json.loads(twin.state_file.read_text())["pids"].get(node, {})
+
+
+def _dead(pid: int) -> bool:
+    """Gone, or a zombie whose other threads have exited too (only then can its parent reap it: FRR daemons are
+    multi-threaded, and the main thread shows "Z" while the others are still on their way out)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        threads = os.listdir(f"/proc/{pid}/task")
+    except FileNotFoundError:
+        return True
+    return state in ("Z", "X") and threads == [str(pid)]
+
+
+def _kill_outside(pid: int) -> None:
+    """SIGKILL a daemon behind teton's back and wait until it is gone (a zombie counts)."""
+    os.kill(pid, signal.SIGKILL)
+    _wait(lambda: _dead(pid), timeout=5)
+
+
+def _back_to_full(twin: Twin) -> None:
+    twin.wait_converged(FULL, timeout=20)
+    _wait(_full_ecmp(twin), timeout=10)
+
+
+@pytest.mark.root
+@needs_root
+def test_ensure_running_restarts_daemons_killed_outside(lab: Lab) -> None:
+    twin = lab.twin
+    leaf = LEAVES[1]
+    assert twin.ensure_running() == []
+    before = _pids(twin, leaf)
+    _kill_outside(before["bgpd"])
+    t0 = time.monotonic()
+    assert twin.ensure_running() == [leaf]
+    after = _pids(twin, leaf)
+    assert set(after) == {"zebra", "bgpd"} and not set(after.values()) & set(before.values())
+    assert twin.bgp_summary(leaf) is not None and twin.routes(leaf, H1_NET) is not None  # both daemons answer
+    _back_to_full(twin)
+    print(f"\nbgpd killed outside teton: restarted and full mesh again after {time.monotonic() - t0:.2f} s")
+    assert twin.ensure_running() == []
+    # a switch stopped on purpose stays stopped
+    try:
+        twin.stop_node(SPINES[1], "kill")
+        assert twin.ensure_running() == []
+        assert twin.daemon_rss()[SPINES[1]] == 0 and not _pids(twin, SPINES[1])
+    finally:
+        twin.start_node(SPINES[1])
+    _back_to_full(twin)
+
+
+@pytest.mark.root
+@needs_root
+def test_start_node_after_daemons_died_while_stopped(lab: Lab) -> None:
+    """stop_node "freeze" and "links", then a daemon is killed outside teton: start_node restarts the switch."""
+    twin = lab.twin
+    for how, victim in (("freeze", "zebra"), ("links", "bgpd")):
+        spine = SPINES[0]
+        before = _pids(twin, spine)
+        try:
+            twin.stop_node(spine, how)
+            _kill_outside(before[victim])
+            assert twin.ensure_running() == []  # stopped on purpose: left alone
+        finally:
+            twin.start_node(spine)
+        after = _pids(twin, spine)
+        assert set(after) == {"zebra", "bgpd"} and not set(after.values()) & set(before.values()), how
+        _back_to_full(twin)
+
+
+@pytest.mark.root
+@needs_root
+def test_start_node_checks_config(lab: Lab) -> None:
+    twin = lab.twin
+    spine = SPINES[0]
+    conf = twin.node_dir(spine) / "bgpd.conf"
+    good = conf.read_text()
+    try:
+        twin.stop_node(spine, "kill")
+        conf.write_text(good.replace(" timers bgp 1 3", " timers bgp 1 1"))
+        with pytest.raises(TwinError, match=rf"(?s){spine} bgpd: .*on config line \d+: +timers bgp 1 1"):
+            twin.start_node(spine)
+        assert not _pids(twin, spine) and twin.daemon_rss()[spine] == 0  # stopped again, not half configured
+        with pytest.raises(TwinError, match="already stopped"):
+            twin.stop_node(spine)
+    finally:
+        conf.write_text(good)
+        twin.start_node(spine)
+    _back_to_full(twin)
+
+
 def _gone(pids: list[int], prefix: str) -> None:
     assert not [ns for ns in os.listdir("/run/netns") if ns.startswith(prefix)]
     assert not twin_processes(prefix)
@@ -390,6 +489,36 @@ def test_failed_up_cleans_up(state_root: Path, tmp_path: Path) -> None:
     with pytest.raises(TwinError, match="user frr cannot reach"):  # below pytest's 0700 directory
         Twin(plan, tmp_path / "st").up()
     _gone([], "tt-tfail-")
+
+
+def _with_conf(plan: TwinPlan, node: str, edit: Callable[[str], str]) -> TwinPlan:
+    nodes = tuple(replace(n, frr_conf=edit(n.frr_conf or "")) if n.name == node else n for n in plan.nodes)
+    return TwinPlan(plan.name, nodes, plan.links)
+
+
+@pytest.mark.root
+@needs_root
+def test_refused_config_line_fails_up(state_root: Path) -> None:
+    """bgpd refuses `timers bgp 1 1` (hold time below 3 s) which `vtysh -C` accepts: up() must fail, not warn."""
+    cleanup_leftovers("tt-trefuse-")
+    plan = make_plan("trefuse")
+    spine = SPINES[1]
+    bad = _with_conf(plan, spine, lambda c: c.replace(" timers bgp 1 3", " timers bgp 1 1"))
+    twin = Twin(bad, state_root / "st")
+    with pytest.raises(TwinError) as err:
+        twin.up()
+    text = str(err.value)
+    print(f"\n{text}")
+    assert f"{spine} bgpd: Command returned Warning Config Failed on config line" in text
+    assert "timers bgp 1 1" in text and "hold time" in text  # the log line, then bgpd's own reason
+    assert not any(node in text for node in (SPINES[0], *LEAVES))
+    _gone([], "tt-trefuse-")
+    assert (twin.node_dir(spine) / "bgpd.log").exists()  # logs kept
+    # an unknown command in zebra's part, past `vtysh -C` (validate=False): refused by zebra itself
+    bad = _with_conf(plan, LEAVES[0], lambda c: c.replace("no zebra nexthop kernel enable", "zebra frobnicate 7"))
+    with pytest.raises(TwinError, match=rf"{LEAVES[0]} zebra: No such command on config line \d+: zebra frobnicate"):
+        Twin(bad, state_root / "st2").up(validate=False)
+    _gone([], "tt-trefuse-")
 
 
 _CRASHING_UP = (

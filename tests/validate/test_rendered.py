@@ -89,7 +89,7 @@ def test_dscp_map_that_differs_on_the_hosts(build):
 def test_duplicate_router_id(build):
     _edit_json(build / "devices/z01-ctsw02/structured-config.json",
                lambda d: d["router_bgp"].update(router_id="10.0.0.2"))
-    assert [f.rule for f in validate_rendered(build, vendor=False)] == ["router-id-clash"]
+    assert [f.rule for f in validate_rendered(build, vendor=False) if f.rule != "manifest"] == ["router-id-clash"]
 
 
 def test_cli_validate_rendered_exits_2_with_the_device_and_path(build):

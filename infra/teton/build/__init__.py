@@ -1,1 +1,159 @@
-"""One build: plan -> render every target -> validate -> atomic write with a manifest (filled in by the refactor)."""
+"""One build: spec -> checks -> Fabric -> checks -> every target rendered and vendor-validated -> a build folder,
+written atomically with its manifest.  The CLI, the twin, the tests and the Pulumi program all call this module.
+
+- `load_and_design(spec)`: load the spec, run the spec rules (and "every NOS has a target"), design, run the fabric
+  rules and what each target says it cannot spell; SpecError with every error, each with file, line and spec path.
+- `render(fabric, ctx, only)`: {target name: files}, every switch config validated by its vendor's schema.
+- `write(out, rendered, figures, ...)`: publish the folder (`teton.build.output.publish`: refuses what is not a
+  teton build, swaps atomically, serializes writers) with `manifest.json`: sha256 and target of every file, the plan's
+  figures, the targets' versions.  With `only`, the other targets' files of the previous build are kept as they were.
+- `build(spec, ...)`: all of the above.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from teton import targets
+from teton.build.output import MANIFEST, publish
+from teton.checks import check_fabric, check_spec, errors
+from teton.design import design
+from teton.fabric.model import Fabric
+from teton.fabric.plan import plan
+from teton.findings import Finding, SpecError
+from teton.spec.load import load_spec, spec_lines, with_lines
+from teton.spec.model import Cluster
+from teton.targets import Files, RenderContext
+
+FORMAT = 2
+Progress = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class Designed:
+    spec_file: str
+    cluster: Cluster
+    fabric: Fabric
+    warnings: list[Finding]
+
+
+@dataclass(frozen=True)
+class Build:
+    path: Path
+    files: int                      # files written, manifest included
+    figures: dict[str, Any]
+    warnings: list[Finding]
+    rendered: tuple[str, ...]       # targets rendered this time
+    kept: tuple[str, ...]           # targets whose files were kept from the previous build (`only`)
+
+
+def load_and_design(path: str | Path) -> Designed:
+    """Load, check and design the spec at `path`; raises SpecError with every error found."""
+    file = str(path)
+    cluster = load_spec(path)
+    findings = check_spec(cluster, file) + list(targets.check_nos(cluster, file))
+    if errors(findings):
+        raise SpecError(with_lines(findings, spec_lines(path)))
+    fabric = design(cluster)
+    findings += check_fabric(fabric, file) + targets.check_fabric(fabric, file)
+    findings = with_lines(findings, spec_lines(path)) if findings else findings
+    if errors(findings):
+        raise SpecError(findings)
+    return Designed(file, cluster, fabric, findings)
+
+
+def render(fabric: Fabric, ctx: RenderContext, only: tuple[str, ...] | None = None,
+           progress: Progress | None = None) -> dict[str, Files]:
+    """{target name: its files} for every registered target (or only the named ones), each validated."""
+    out: dict[str, Files] = {}
+    for t in targets.targets():
+        if only and t.name not in only:
+            continue
+        if progress:
+            progress(t.name)
+        out[t.name] = t.render(fabric, ctx)
+    return out
+
+
+def _sha(content: str | bytes) -> str:
+    return hashlib.sha256(content.encode("utf-8") if isinstance(content, str) else content).hexdigest()
+
+
+def manifest_text(entries: dict[str, dict[str, Any]], figures: dict[str, Any], versions: dict[str, str]) -> str:
+    return json.dumps({"generator": "teton", "format": FORMAT, "files": dict(sorted(entries.items())),
+                       "plan": figures, "targets": dict(sorted(versions.items()))},
+                      indent=1, sort_keys=True, allow_nan=False) + "\n"
+
+
+def read_manifest(folder: Path) -> dict[str, Any] | None:
+    """The manifest of a teton build folder, or None when there is none or it is unreadable."""
+    try:
+        data = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return None
+    return data if isinstance(data, dict) and isinstance(data.get("files"), dict) else None
+
+
+def write(out: Path, rendered: dict[str, Files], figures: dict[str, Any], *, force: bool = False,
+          only: tuple[str, ...] | None = None) -> tuple[int, tuple[str, ...]]:
+    """Publish `rendered` into `out` with its manifest; (files written, targets kept from the previous build)."""
+    entries: dict[str, dict[str, Any]] = {}
+    versions = {name: targets.get(name).version for name in rendered}
+    for name, files in rendered.items():
+        for rel, content in files.items():
+            entries[rel] = {"sha256": _sha(content), "bytes": len(content.encode("utf-8")), "target": name}
+    keep: dict[str, dict[str, Any]] = {}
+    previous = read_manifest(out) if only else None
+    if previous is not None:
+        for rel, entry in previous["files"].items():
+            owner = entry.get("target") if isinstance(entry, dict) else None
+            if owner not in rendered and rel not in entries and isinstance(rel, str):
+                keep[rel] = {**entry, "target": owner} if owner else dict(entry)
+        for name, version in (previous.get("targets") or {}).items():
+            if name not in rendered and isinstance(version, str):
+                versions[name] = version
+    kept = tuple(sorted({e["target"] for e in keep.values() if e.get("target")}))
+
+    def fill(tmp: Path) -> None:
+        made: set[Path] = set()
+        for files in rendered.values():
+            for rel, content in sorted(files.items()):
+                target = tmp / rel
+                if target.parent not in made:
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    made.add(target.parent)
+                target.write_text(content, encoding="utf-8")
+        for rel in sorted(keep):
+            src, dst = out / rel, tmp / rel
+            if src.is_file() and not src.is_symlink():
+                dst.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(src, dst)
+        (tmp / MANIFEST).write_text(manifest_text({**keep, **entries}, figures, versions), encoding="utf-8")
+
+    publish(out, fill, force=force)
+    return len(entries) + len(keep) + 1, kept
+
+
+def build(spec: str | Path, out: Path | None = None, *, only: tuple[str, ...] | None = None,
+          yang_dir: Path | None = None, force: bool = False, progress: Progress | None = None) -> Build:
+    """Design `spec` and write its build folder (default build/<cluster>/)."""
+    designed = load_and_design(spec)
+    return build_fabric(designed.fabric, out or Path("build") / designed.cluster.name, only=only, yang_dir=yang_dir,
+                        force=force, progress=progress, warnings=designed.warnings)
+
+
+def build_fabric(fabric: Fabric, out: Path, *, only: tuple[str, ...] | None = None, yang_dir: Path | None = None,
+                 force: bool = False, progress: Progress | None = None,
+                 warnings: list[Finding] | None = None) -> Build:
+    rendered = render(fabric, RenderContext(yang_dir=yang_dir), only, progress)
+    if progress:
+        progress("writing")
+    figures = plan(fabric)
+    count, kept = write(Path(out), rendered, figures, force=force, only=only)
+    return Build(Path(out), count, figures, list(warnings or []), tuple(rendered), kept)

@@ -2,15 +2,26 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from teton.checks.fabric_rules import FABRIC_RULES
-from teton.checks.spec_rules import SPEC_RULES
-from teton.design.fabric import Fabric
+from teton.checks.spec_rules import GUARD_RULES, SPEC_RULES
 from teton.findings import Finding
 from teton.spec.model import Cluster
 
+if TYPE_CHECKING:  # annotations only: Fabric is moving from teton.design.fabric to teton.fabric.model
+    from teton.fabric.model import Fabric
+
 
 def check_spec(cluster: Cluster, file: str) -> list[Finding]:
-    return [f for rule in SPEC_RULES for f in rule(cluster, file)]
+    """Every spec rule in order.  A guard rule (the size limit, first) that finds an error stops the rest: they may
+    cost per device or per port, and a spec asking for 10^9 devices must fail fast."""
+    findings: list[Finding] = []
+    for rule in SPEC_RULES:
+        findings += rule(cluster, file)
+        if rule in GUARD_RULES and errors(findings):
+            break
+    return findings
 
 
 def check_fabric(fabric: Fabric, file: str) -> list[Finding]:

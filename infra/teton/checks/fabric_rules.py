@@ -8,9 +8,9 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 
-from teton.design.fabric import Fabric
+from teton.fabric.model import Fabric
+from teton.fabric.plan import oversubscription
 from teton.findings import Finding
-from teton.plan import oversubscription
 
 FabricRule = Callable[[Fabric, str], Iterator[Finding]]
 _PLANE_PATH = {"backend": "backend", "frontend": "frontend"}

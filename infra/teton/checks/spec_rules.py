@@ -5,16 +5,80 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 from teton.catalogue import catalogue_for
+from teton.checks.intent_rules import INTENT_RULES
 from teton.design.addressing import PoolExhausted, host_block_plen, pools
-from teton.design.builder import PortOverflow, Ports
 from teton.design.frontend import fe_counts, fe_rack_ports
 from teton.design.management import FIRST_HOST, mgmt_capacity
 from teton.design.roce import RoceShape
 from teton.findings import Finding
+from teton.limits import MAX_DEVICES, MAX_LINKS
 from teton.spec.model import Cluster, RoceBackend, SwitchModel
 
 SpecRule = Callable[[Cluster, str], Iterator[Finding]]
 PRIVATE_ASN = (4200000000, 4294967294)
+# (what, how many, ((spec path, value), ...) of the factors that multiply to it)
+Term = tuple[str, int, tuple[tuple[str, int], ...]]
+
+
+def size_terms(c: Cluster) -> tuple[list[Term], list[Term]]:
+    """(devices, links) the design would create, as terms computed from the spec's counts alone (no design runs).
+
+    Mirrors design/roce.py and design/frontend.py; tests compare the totals with designed fabrics.
+    """
+    z, r, h = c.zones, c.racks_per_zone, c.hosts_per_rack
+    zr = (("zones", z), ("racks_per_zone", r))
+    hosts = zr + (("hosts_per_rack", h),)
+    devices: list[Term] = [("hosts", z * r * h, hosts)]
+    links: list[Term] = []
+    if isinstance(c.backend, RoceBackend):
+        be, s = c.backend, RoceShape.of(c)
+        per_zone = ("backend.ctsw.per_zone", s.ctsw_per_zone)
+        atsw = ("backend.atsw.count", s.atsw)
+        devices += [("RTSW", s.racks, zr), ("CTSW", s.zones * s.ctsw_per_zone, (zr[0], per_zone)),
+                    ("ATSW", s.atsw, (atsw,))]
+        links += [("host-RTSW", s.racks * s.rtsw_down, hosts + (("host.backend_nics", s.nics),)),
+                  ("RTSW-CTSW", s.racks * s.rtsw_up, zr + (per_zone, ("backend.rtsw.uplinks_per_ctsw",
+                                                                       be.rtsw.uplinks_per_ctsw))),
+                  ("CTSW-ATSW", s.zones * s.ctsw_per_zone * s.ctsw_up,
+                   (zr[0], per_zone, atsw, ("backend.ctsw.uplinks_per_atsw", be.ctsw.uplinks_per_atsw)))]
+    fe = c.frontend
+    if fe is not None:
+        fe_zones = z + (1 if c.storage else 0)
+        fsw = ("frontend.fsw_per_zone", fe.fsw_per_zone)
+        devices += [("RSW", z * r, zr), ("FSW", fe_zones * fe.fsw_per_zone, (("zones", fe_zones), fsw))]
+        links += [("host-RSW", z * r * h * c.host.frontend_nics, hosts + (("host.frontend_nics",
+                                                                          c.host.frontend_nics),)),
+                  ("RSW-FSW", z * r * fe.fsw_per_zone * fe.uplinks_per_fsw,
+                   zr + (fsw, ("frontend.uplinks_per_fsw", fe.uplinks_per_fsw)))]
+    for i, g in enumerate(c.storage):
+        racks, servers = (f"storage[{i}].racks", g.racks), (f"storage[{i}].servers_per_rack", g.servers_per_rack)
+        devices.append(("storage servers", g.racks * g.servers_per_rack, (racks, servers)))
+        if fe is not None:
+            devices.append(("RSW", g.racks, (racks,)))
+            links += [("storage-RSW", g.racks * g.servers_per_rack * g.nics_per_server,
+                       (racks, servers, (f"storage[{i}].nics_per_server", g.nics_per_server))),
+                      ("RSW-FSW", g.racks * fe.fsw_per_zone * fe.uplinks_per_fsw,
+                       (racks, ("frontend.fsw_per_zone", fe.fsw_per_zone),
+                        ("frontend.uplinks_per_fsw", fe.uplinks_per_fsw)))]
+    return devices, links
+
+
+def cluster_too_large(c: Cluster, file: str) -> Iterator[Finding]:
+    """More devices or links than `teton.limits` allows, from the counts alone: runs first and stops the others."""
+    devices, links = size_terms(c)
+    for terms, noun, limit, name in ((devices, "devices", MAX_DEVICES, "MAX_DEVICES"),
+                                     (links, "links", MAX_LINKS, "MAX_LINKS")):
+        total = sum(n for _, n, _ in terms)
+        if total <= limit:
+            continue
+        by_what: dict[str, int] = {}
+        for what, n, _ in terms:
+            by_what[what] = by_what.get(what, 0) + n
+        _, _, factors = max(terms, key=lambda t: t[1])
+        path, _ = max(factors, key=lambda f: f[1])      # the largest factor of the largest term
+        parts = ", ".join(f"{n:,} {what}" for what, n in by_what.items() if n)
+        yield Finding(file, path, f"the cluster would have {total:,} {noun}, above {name} ({limit:,}): {parts}",
+                      rule="limit")
 
 
 def _tiers(c: Cluster) -> Iterator[tuple[str, str, str]]:
@@ -68,6 +132,28 @@ def _demands(c: Cluster) -> Iterator[tuple[str, str, list[tuple[int, int]]]]:
         yield "frontend.fsw", fe.fsw.model, [(counts["fsw_down"], fe.uplink_speed_gbps)]
 
 
+def _ports_by_speed(model: SwitchModel) -> dict[int, int]:
+    """{native speed: ports} of a model, from its port groups (never a list of every port)."""
+    out: dict[int, int] = {}
+    for g in model.port_groups:
+        out[g.speed_gbps] = out.get(g.speed_gbps, 0) + g.count
+    return out
+
+
+def _first_overflow(model: SwitchModel, demand: list[tuple[int, int]]) -> int | None:
+    """The speed at which `demand` runs out of ports, allocating as `design.builder.Ports` does (ports of exactly
+    the asked speed first, then the next faster); None if it fits.  Work per port group, not per port."""
+    free = _ports_by_speed(model)
+    for n, speed in demand:
+        for native in sorted(s for s in free if s >= speed):
+            took = min(n, free[native])
+            free[native] -= took
+            n -= took
+        if n > 0:
+            return speed
+    return None
+
+
 def ports_overcommitted(c: Cluster, file: str) -> Iterator[Finding]:
     """A tier asks a model for more ports (at a speed) than it has, or more bandwidth than its ASIC switches."""
     models = catalogue_for(c)
@@ -75,15 +161,11 @@ def ports_overcommitted(c: Cluster, file: str) -> Iterator[Finding]:
         model = models.get(name)
         if model is None:
             continue
-        ports = Ports(path, model)
         asked = sum(n for n, _ in demand)
-        try:
-            for n, speed in demand:
-                for _ in range(n):
-                    ports.take(speed)
-        except PortOverflow as exc:
+        speed = _first_overflow(model, demand)
+        if speed is not None:
             yield Finding(file, path, f"{name} has {model.ports} ports; this tier needs {asked} "
-                          f"({', '.join(f'{n}x{s}G' for n, s in demand)}); no free {exc.speed}G port is left",
+                          f"({', '.join(f'{n}x{s}G' for n, s in demand)}); no free {speed}G port is left",
                           rule="ports-overcommitted")
             continue
         gbps = sum(n * s for n, s in demand)
@@ -177,5 +259,8 @@ def mtu_out_of_range(c: Cluster, file: str) -> Iterator[Finding]:
                           rule="mtu-mismatch")
 
 
-SPEC_RULES: tuple[SpecRule, ...] = (backend_unsupported, unknown_model, nos_unsupported, ports_overcommitted,
-                                    pool_exhausted, asn_plan_clash, mtu_out_of_range)
+# The size guard comes first; when it finds an error `check_spec` runs none of the others (see GUARD_RULES).
+SPEC_RULES: tuple[SpecRule, ...] = (cluster_too_large, backend_unsupported, unknown_model, nos_unsupported,
+                                    ports_overcommitted, pool_exhausted, asn_plan_clash, mtu_out_of_range,
+                                    *INTENT_RULES)
+GUARD_RULES: tuple[SpecRule, ...] = (cluster_too_large,)

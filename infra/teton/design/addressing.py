@@ -1,7 +1,7 @@
 """Address pools: /31 (/127) link nets, /32 (/128) loopbacks and per-RTSW host blocks, by index arithmetic.
 
 Allocation is a pure function of an index, so it is deterministic and O(1) per address.  A pool that is too small
-raises PoolExhausted, which the checks turn into a finding (see `teton.checks.rules.pool_exhausted`).
+raises PoolExhausted, which the checks turn into a finding (see `teton.checks.spec_rules.pool_exhausted`).
 """
 
 from __future__ import annotations
@@ -38,10 +38,6 @@ class Pool:
     @property
     def capacity(self) -> int:
         return 1 << (self.plen - self._net.prefixlen)
-
-    def require(self, needed: int) -> None:
-        if needed > self.capacity:
-            raise PoolExhausted(self.name, self.network, needed, self.capacity)
 
     def block(self, i: int) -> tuple[int, int]:
         """(first address as int, size) of block i."""
@@ -114,5 +110,13 @@ def pools(addressing: Addressing, which: str, *, v4_plen: int, v6_plen: int) -> 
     return one(addressing.ipv4, v4_plen, "ipv4"), one(addressing.ipv6, v6_plen, "ipv6")
 
 
-def fmt_block(start: int, plen: int, family: int) -> str:
+def block_text(family: int, start: int, plen: int) -> str:
+    """"10.64.0.0/27" for a block given as (first address as int, prefix length)."""
     return f"{_v4(start)}/{plen}" if family == 4 else f"{_v6(start)}/{plen}"
+
+
+def router_id(loopback4: str | None, index: int) -> str:
+    """The IPv4 loopback; on an IPv6-only fabric a unique 32-bit id from the switch's index (RFC 6286)."""
+    if loopback4:
+        return loopback4.split("/", 1)[0]
+    return _v4((1 << 24) + index + 1)

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections import deque
 
+from teton.catalogue.ports import port_map
 from teton.design.addressing import LinkNets
-from teton.design.fabric import Device, End, Fabric, Interface, Link
-from teton.design.ports import port_names
+from teton.design.draft import Draft, DraftFabric
+from teton.fabric.model import End, Interface, Link
 from teton.spec.model import SwitchModel
 
 
@@ -24,7 +25,7 @@ class Ports:
     def __init__(self, device: str, model: SwitchModel | None, nic_names: list[tuple[str, int]] | None = None):
         self.device = device
         self.model = model.name if model else "host"
-        ports = [(n, s) for n, s, _ in port_names(model)] if model else list(nic_names or [])
+        ports = [(p.name, p.speed_gbps) for p in port_map(model)] if model else list(nic_names or [])
         self._total = len(ports)
         self._free: dict[int, deque[tuple[str, int]]] = {}
         for i, (name, speed) in enumerate(ports):
@@ -42,7 +43,7 @@ class Ports:
         return sum(len(q) for q in self._free.values())
 
 
-def wire(fabric: Fabric, kind: str, south: Device, sport: tuple[str, int], north: Device, nport: tuple[str, int],
+def wire(fabric: DraftFabric, kind: str, south: Draft, sport: tuple[str, int], north: Draft, nport: tuple[str, int],
          *, speed: int, medium: str, mtu: int, nets: LinkNets | None, net_index: int, rack: str,
          zone: int | None) -> Link:
     """Connect south:sport to north:nport, addressing both ends from link net `net_index` of `nets`."""

@@ -7,11 +7,11 @@ of the front end, with their own FSWs.
 
 from __future__ import annotations
 
-from teton.design.addressing import LinkNets, host_block_plen, loopback, pools
+from teton.design.addressing import LinkNets, block_text, host_block_plen, loopback, pools, router_id
 from teton.design.builder import Ports, wire
-from teton.design.fabric import Device, Fabric
+from teton.design.draft import Draft, DraftFabric
 from teton.design.naming import fe_rsw_name, fsw_name, net_rack_name, rack_name, storage_rack_name, storage_server_name
-from teton.design.roce import RACK_UNITS, _ip, _router_id
+from teton.design.roce import RACK_UNITS
 from teton.spec.model import Cluster, SwitchModel
 
 SIERRA_POINT_RU = 1  # Yosemite V3 sled height used for placement [I]
@@ -39,7 +39,7 @@ def fe_counts(cluster: Cluster) -> dict[str, int]:
             "max_host_ports": max(n for _, n, _ in fe_rack_ports(cluster))}
 
 
-def design_frontend(cluster: Cluster, fabric: Fabric, models: dict[str, SwitchModel]) -> None:
+def design_frontend(cluster: Cluster, fabric: DraftFabric, models: dict[str, SwitchModel]) -> None:
     fe = cluster.frontend
     if fe is None:
         _storage_only(cluster, fabric)
@@ -56,32 +56,32 @@ def design_frontend(cluster: Cluster, fabric: Fabric, models: dict[str, SwitchMo
     ports: dict[str, Ports] = {}
 
     def switch(name: str, role: str, model: SwitchModel, nos: str, zone: int | None, rack: str, ru: int,
-               asn: int) -> Device:
+               asn: int) -> Draft:
         i = state["loop"]
         l4 = loopback(lo4, i) if lo4 else None
         l6 = loopback(lo6, i) if lo6 else None
-        d = Device(name, role, model.name, nos, zone, rack, ru, model.height_ru, plane="frontend", asn=asn,
-                   loopback4=l4, loopback6=l6, router_id=_router_id(l4, 100000 + i), power_w=model.power_w)
+        d = Draft(name, role, model.name, nos, zone, rack, ru, model.height_ru, plane="frontend", asn=asn,
+                   loopback4=l4, loopback6=l6, router_id=router_id(l4, 100000 + i), power_w=model.power_w)
         state["loop"] += 1
         fabric.add(d)
         ports[name] = Ports(name, model)
         return d
 
     def rack_switch(rack: str, zone: int | None, asn_zone: int, rack_index: int,
-                    fsws: list[Device]) -> tuple[Device, LinkNets]:
+                    fsws: list[Draft]) -> tuple[Draft, LinkNets]:
         rsw = switch(fe_rsw_name(rack), "fe-rsw", rm, fe.rsw.nos, zone, rack, RACK_UNITS - 2 * rm.height_ru + 1,
                      fe.asn.rsw + asn_zone * fe.asn.rsw_zone_stride + rack_index)
         base4 = base6 = None
         if hb4:
             base4, _ = hb4.block(state["rsw"])
-            rsw.prefixes4.append(f"{_ip(4, base4)}/{hb4.plen}")
+            rsw.prefixes4.append(block_text(4, base4, hb4.plen))
         if hb6:
             base6, _ = hb6.block(state["rsw"])
-            rsw.prefixes6.append(f"{_ip(6, base6)}/{hb6.plen}")
+            rsw.prefixes6.append(block_text(6, base6, hb6.plen))
         state["rsw"] += 1
         return rsw, LinkNets(base4, base6)
 
-    def uplink(rsw: Device, fsws: list[Device]) -> None:
+    def uplink(rsw: Draft, fsws: list[Draft]) -> None:
         for f in fsws:
             for _ in range(fe.uplinks_per_fsw):
                 wire(fabric, "fersw-fsw", rsw, ports[rsw.name].take(fe.uplink_speed_gbps), f,
@@ -128,11 +128,11 @@ def design_frontend(cluster: Cluster, fabric: Fabric, models: dict[str, SwitchMo
         fabric.models[m.name] = m
 
 
-def _storage_servers(fabric: Fabric, cluster: Cluster, g: int, rack: str) -> list[Device]:
+def _storage_servers(fabric: DraftFabric, cluster: Cluster, g: int, rack: str) -> list[Draft]:
     group = cluster.storage[g - 1]
     out = []
     for s in range(1, group.servers_per_rack + 1):
-        d = Device(storage_server_name(rack, s), "storage", group.platform, None, None, rack,
+        d = Draft(storage_server_name(rack, s), "storage", group.platform, None, None, rack,
                    1 + (s - 1) * SIERRA_POINT_RU, SIERRA_POINT_RU, plane="frontend", power_w=group.power_w,
                    attrs={"storage_role": group.role, "drives": group.drives_per_server, "drive_tb": group.drive_tb})
         fabric.add(d)
@@ -140,7 +140,7 @@ def _storage_servers(fabric: Fabric, cluster: Cluster, g: int, rack: str) -> lis
     return out
 
 
-def _storage_only(cluster: Cluster, fabric: Fabric) -> None:
+def _storage_only(cluster: Cluster, fabric: DraftFabric) -> None:
     """Without a front end, storage racks are still counted and placed."""
     for g, group in enumerate(cluster.storage, start=1):
         for r in range(1, group.racks + 1):

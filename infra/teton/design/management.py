@@ -1,10 +1,12 @@
-"""Management plane: one out-of-band address per switch from `management.network`, in device order."""
+"""Management plane: one out-of-band address per switch from `management.network`, in device order, and the plane's
+settings every switch gets (VRF, AAA, NTP, syslog, telemetry, the prefixes admitted to the control plane)."""
 
 from __future__ import annotations
 
 import ipaddress
 
-from teton.design.fabric import Fabric
+from teton.design.draft import DraftFabric
+from teton.fabric.intent import Management
 from teton.spec.model import Cluster
 
 SWITCH_ROLES = ("atsw", "ctsw", "rtsw", "fsw", "fe-rsw")
@@ -16,7 +18,7 @@ def mgmt_capacity(network: str) -> int:
     return max(0, net.num_addresses - FIRST_HOST - 1)
 
 
-def assign_management(cluster: Cluster, fabric: Fabric) -> None:
+def assign_management(cluster: Cluster, fabric: DraftFabric) -> None:
     m = cluster.management
     if m.network is None:
         return
@@ -28,3 +30,12 @@ def assign_management(cluster: Cluster, fabric: Fabric) -> None:
         if d.role in SWITCH_ROLES:
             d.mgmt = f"{cls(base + i)}/{net.prefixlen}"
             i += 1
+
+
+def management(cluster: Cluster) -> Management:
+    m = cluster.management
+    return Management(
+        vrf=m.vrf, gateway=m.gateway, prefixes=tuple(m.prefixes), ntp_servers=tuple(m.ntp_servers),
+        syslog_servers=tuple(m.syslog_servers), aaa_protocol=m.aaa_protocol, aaa_servers=tuple(m.aaa_servers),
+        aaa_key_secret=m.aaa_key_secret, telemetry=m.telemetry, snmpv3_user=m.snmpv3_user,
+        snmpv3_auth_secret=m.snmpv3_auth_secret, snmpv3_priv_secret=m.snmpv3_priv_secret)

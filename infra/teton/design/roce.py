@@ -8,12 +8,11 @@ has its own (base + zone*stride + rack, 1-based, so z01-r001 reads as ...1001).
 
 from __future__ import annotations
 
-import ipaddress
 from dataclasses import dataclass
 
-from teton.design.addressing import LinkNets, host_block_plen, loopback, pools
+from teton.design.addressing import LinkNets, block_text, host_block_plen, loopback, pools, router_id
 from teton.design.builder import Ports, wire
-from teton.design.fabric import Device, Fabric
+from teton.design.draft import Draft, DraftFabric
 from teton.design.naming import atsw_name, ctsw_name, host_name, net_rack_name, rack_name, rtsw_name
 from teton.spec.model import Cluster, RoceBackend, SwitchModel
 
@@ -62,7 +61,7 @@ class RoceShape:
             atsw=be.atsw.count, atsw_down=cluster.zones * be.ctsw.per_zone * be.ctsw.uplinks_per_atsw)
 
 
-def design_roce(cluster: Cluster, fabric: Fabric, models: dict[str, SwitchModel]) -> None:
+def design_roce(cluster: Cluster, fabric: DraftFabric, models: dict[str, SwitchModel]) -> None:
     be = cluster.backend
     assert isinstance(be, RoceBackend)
     shape = RoceShape.of(cluster)
@@ -79,12 +78,12 @@ def design_roce(cluster: Cluster, fabric: Fabric, models: dict[str, SwitchModel]
     ports: dict[str, Ports] = {}
 
     def switch(name: str, role: str, model: SwitchModel, nos: str, zone: int | None, rack: str, ru: int,
-               asn_value: int) -> Device:
+               asn_value: int) -> Draft:
         nonlocal loop_index
         l4 = loopback(lo4, loop_index) if lo4 else None
         l6 = loopback(lo6, loop_index) if lo6 else None
-        d = Device(name, role, model.name, nos, zone, rack, ru, model.height_ru, asn=asn_value, loopback4=l4,
-                   loopback6=l6, router_id=_router_id(l4, loop_index), power_w=model.power_w)
+        d = Draft(name, role, model.name, nos, zone, rack, ru, model.height_ru, asn=asn_value, loopback4=l4,
+                   loopback6=l6, router_id=router_id(l4, loop_index), power_w=model.power_w)
         loop_index += 1
         fabric.add(d)
         ports[name] = Ports(name, model)
@@ -105,15 +104,15 @@ def design_roce(cluster: Cluster, fabric: Fabric, models: dict[str, SwitchModel]
             base4 = base6 = None
             if hb4:
                 base4, _ = hb4.block(rtsw_index)
-                rtsw.prefixes4.append(f"{_ip(4, base4)}/{hb4.plen}")
+                rtsw.prefixes4.append(block_text(4, base4, hb4.plen))
             if hb6:
                 base6, _ = hb6.block(rtsw_index)
-                rtsw.prefixes6.append(f"{_ip(6, base6)}/{hb6.plen}")
+                rtsw.prefixes6.append(block_text(6, base6, hb6.plen))
             rtsw_index += 1
             host_nets = LinkNets(base4, base6)
             rp = ports[rtsw.name]
             for h in range(1, shape.hosts_per_rack + 1):
-                hd = Device(host_name(z, r, h), "host", host.platform, None, z, rack, 1 + (h - 1) * host.height_ru,
+                hd = Draft(host_name(z, r, h), "host", host.platform, None, z, rack, 1 + (h - 1) * host.height_ru,
                             host.height_ru, power_w=host.power_w,
                             attrs={"gpus": host.gpus, "gpu_model": host.gpu_model, "rack_index": r})
                 fabric.add(hd)
@@ -139,19 +138,7 @@ def design_roce(cluster: Cluster, fabric: Fabric, models: dict[str, SwitchModel]
                      medium=be.atsw.medium_down, mtu=mtu, nets=fabric_nets, net_index=fabric_link,
                      rack=ctsw.rack, zone=ctsw.zone)
                 fabric_link += 1
-    fabric.qos = be.qos.model_dump()
-    fabric.bgp = be.bgp.model_dump()
     fabric.targets = {"rtsw": be.rtsw.oversubscription, "ctsw": be.ctsw.oversubscription}
     for m in (rt, ct, at):
         fabric.models[m.name] = m
 
-
-def _ip(family: int, value: int) -> str:
-    return str(ipaddress.IPv4Address(value) if family == 4 else ipaddress.IPv6Address(value))
-
-
-def _router_id(loopback4: str | None, index: int) -> str:
-    """The IPv4 loopback; on an IPv6-only fabric a unique 32-bit id from the switch's index (RFC 6286)."""
-    if loopback4:
-        return loopback4.split("/", 1)[0]
-    return _ip(4, (1 << 24) + index + 1)

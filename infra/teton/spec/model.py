@@ -8,11 +8,16 @@ The JSON Schema (2020-12) printed by `teton schema` is generated from these clas
 from __future__ import annotations
 
 import ipaddress
+import re
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
-Nos = Literal["sonic", "eos", "fboss"]
+from teton import limits
+
+# A network OS by name (sonic, eos, fboss ...).  Any name parses; the spec rule "nos-no-target" fails a NOS that no
+# registered target renders (teton.targets), so adding a target package is all a new NOS needs.
+Nos = Annotated[str, Field(pattern=r"^[a-z][a-z0-9-]{0,31}$", description="network OS, e.g. sonic, eos, fboss")]
 Medium = Literal["dac", "aoc", "smf", "mmf"]
 
 
@@ -32,13 +37,29 @@ def _address(value: str) -> str:
     return value
 
 
+SECRET_NAME_PATTERN = r"^[A-Za-z0-9_]{1,64}$"
+
+
+def _secret_name(value: str) -> str:
+    if not re.fullmatch(SECRET_NAME_PATTERN, value):
+        raise ValueError("secret names are letters, digits and '_', 1 to 64 of them")
+    return value
+
+
+def _limit(name: str) -> str:
+    """'at most MAX_X = n': the limit a bound comes from, for field descriptions (and so for error messages)."""
+    return f"at most {name} = {getattr(limits, name):,}"
+
+
 Network = Annotated[str, AfterValidator(_network)]
 Address = Annotated[str, AfterValidator(_address)]
 Asn = Annotated[int, Field(ge=1, le=4294967294)]
+SecretName = Annotated[str, AfterValidator(_secret_name), Field(json_schema_extra={"pattern": SECRET_NAME_PATTERN})]
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+    # allow_inf_nan=False: inf and nan are not numbers a cluster can have, and they break strict JSON output
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, allow_inf_nan=False)
 
 
 # --------------------------------------------------------------------------------------------------- catalogue
@@ -47,7 +68,8 @@ class _Model(BaseModel):
 class PortGroup(_Model):
     """A run of identical front-panel ports of a switch model."""
 
-    count: int = Field(ge=1, description="number of ports in this group")
+    count: int = Field(ge=1, le=limits.MAX_PORTS_PER_MODEL,
+                       description=f"number of ports in this group; a model has {_limit('MAX_PORTS_PER_MODEL')}")
     speed_gbps: int = Field(ge=1, description="native speed of each port")
     lanes: int = Field(ge=1, le=8, description="SerDes lanes per port")
     form_factor: str = Field(description="cage, e.g. QSFP-DD, OSFP, QSFP56")
@@ -61,10 +83,12 @@ class SwitchModel(_Model):
     vendor: str
     asic: str
     asic_tbps: float = Field(gt=0, description="switching capacity; used ports may not exceed it")
-    port_groups: list[PortGroup] = Field(min_length=1)
+    port_groups: list[PortGroup] = Field(min_length=1, max_length=limits.MAX_PORT_GROUPS,
+                                         description=f"runs of identical ports, {_limit('MAX_PORT_GROUPS')}")
     port_naming: Literal["sonic", "eos-modular", "eos-fixed", "ib"] = Field(
         description="how ports are named: sonic EthernetN by lane, eos-modular EthernetS/P/1, ib S/P/N")
-    slots: int = Field(default=1, ge=1, description="line-card slots (modular chassis)")
+    slots: int = Field(default=1, ge=1, le=limits.MAX_SLOTS,
+                       description=f"line-card slots (modular chassis), {_limit('MAX_SLOTS')}")
     first_slot: int = Field(default=1, ge=1, description="number of the first line-card slot")
     nos: list[Nos] = Field(default_factory=list, description="NOS this model can run")
     platform: dict[str, str] = Field(default_factory=dict, description="per-NOS platform string")
@@ -78,6 +102,13 @@ class SwitchModel(_Model):
     def ports(self) -> int:
         return sum(g.count for g in self.port_groups)
 
+    @model_validator(mode="after")
+    def _ports_bounded(self) -> SwitchModel:
+        if self.ports > limits.MAX_PORTS_PER_MODEL:
+            raise ValueError(f"a switch model has at most MAX_PORTS_PER_MODEL = {limits.MAX_PORTS_PER_MODEL:,} "
+                             f"ports; {self.name!r} has {self.ports:,}")
+        return self
+
 
 # --------------------------------------------------------------------------------------------------- compute
 
@@ -86,11 +117,14 @@ class HostPlatform(_Model):
     """The GPU server.  Defaults are Grand Teton (domain-facts section 4)."""
 
     platform: Literal["grand-teton"] = "grand-teton"
-    gpus: int = Field(default=8, ge=1, description="H100 GPUs per server")
+    gpus: int = Field(default=8, ge=1, le=limits.MAX_PER_HOST,
+                      description=f"H100 GPUs per server, {_limit('MAX_PER_HOST')}")
     gpu_model: str = "H100-80GB-HBM3"
-    backend_nics: int = Field(default=8, ge=1, description="backend RDMA NICs, paired 1:1 with GPUs")
+    backend_nics: int = Field(default=8, ge=1, le=limits.MAX_PER_HOST,
+                              description=f"backend RDMA NICs, paired 1:1 with GPUs, {_limit('MAX_PER_HOST')}")
     backend_nic_gbps: int = Field(default=400, ge=1)
-    frontend_nics: int = Field(default=2, ge=0, description="front-end NICs (one per CPU)")
+    frontend_nics: int = Field(default=2, ge=0, le=limits.MAX_PER_HOST,
+                               description=f"front-end NICs (one per CPU), {_limit('MAX_PER_HOST')}")
     frontend_nic_gbps: int = Field(default=400, ge=1)
     power_w: int = Field(default=10200, ge=1, description="power per server; not published, overridable")
     height_ru: int = Field(default=4, ge=1, description="rack units per server; not published, overridable")
@@ -108,20 +142,27 @@ class Tier(_Model):
 class RtswTier(Tier):
     medium_down: Medium = "dac"
     downlink_speed_gbps: int = Field(default=400, ge=1)
-    uplinks_per_ctsw: int = Field(default=1, ge=1, description="parallel links from each RTSW to each CTSW of its zone")
+    uplinks_per_ctsw: int = Field(default=1, ge=1, le=limits.MAX_PARALLEL_LINKS,
+                                  description="parallel links from each RTSW to each CTSW of its zone, "
+                                              f"{_limit('MAX_PARALLEL_LINKS')}")
     uplink_speed_gbps: int = Field(default=400, ge=1)
     oversubscription: float = Field(default=1.0, gt=0, description="target downlink:uplink capacity ratio")
 
 
 class CtswTier(Tier):
-    per_zone: int = Field(ge=1, description="CTSWs (spine planes) per zone")
-    uplinks_per_atsw: int = Field(default=1, ge=1, description="parallel links from each CTSW to each ATSW")
+    per_zone: int = Field(ge=1, le=limits.MAX_CTSW_PER_ZONE,
+                          description=f"CTSWs (spine planes) per zone, {_limit('MAX_CTSW_PER_ZONE')}")
+    uplinks_per_atsw: int = Field(default=1, ge=1, le=limits.MAX_PARALLEL_LINKS,
+                                  description="parallel links from each CTSW to each ATSW, "
+                                              f"{_limit('MAX_PARALLEL_LINKS')}")
     uplink_speed_gbps: int = Field(default=400, ge=1)
     oversubscription: float = Field(default=1.0, gt=0, description="target downlink:uplink capacity ratio")
 
 
 class AtswTier(Tier):
-    count: int = Field(ge=0, description="aggregation switches joining the zones; 0 for a single-zone cluster")
+    count: int = Field(ge=0, le=limits.MAX_ATSW,
+                       description="aggregation switches joining the zones; 0 for a single-zone cluster; "
+                                   f"{_limit('MAX_ATSW')}")
 
 
 class RoceQos(_Model):
@@ -145,7 +186,8 @@ class BgpTimers(_Model):
 class Bgp(_Model):
     timers: BgpTimers = BgpTimers()
     bfd: bool = False
-    password_secret: str | None = Field(default=None, description="name of the secret holding the session password")
+    password_secret: SecretName | None = Field(
+        default=None, description="name of the secret holding the session password (letters, digits and '_')")
 
 
 class AsnPlan(_Model):
@@ -200,8 +242,11 @@ class Frontend(_Model):
 
     rsw: Tier = Field(description="front-end rack switch, one per compute and storage rack")
     fsw: Tier = Field(description="front-end fabric switches the RSWs uplink to")
-    fsw_per_zone: int = Field(default=4, ge=1, description="FSWs per zone (and for the storage racks)")
-    uplinks_per_fsw: int = Field(default=1, ge=1, description="parallel links from each RSW to each FSW")
+    fsw_per_zone: int = Field(default=4, ge=1, le=limits.MAX_FSW_PER_ZONE,
+                              description=f"FSWs per zone (and for the storage racks), {_limit('MAX_FSW_PER_ZONE')}")
+    uplinks_per_fsw: int = Field(default=1, ge=1, le=limits.MAX_PARALLEL_LINKS,
+                                 description="parallel links from each RSW to each FSW, "
+                                             f"{_limit('MAX_PARALLEL_LINKS')}")
     host_link_speed_gbps: int = Field(default=400, ge=1)
     uplink_speed_gbps: int = Field(default=400, ge=1)
     mtu: int = Field(default=9100, ge=1280, le=9216)
@@ -211,12 +256,14 @@ class Frontend(_Model):
 
 class StorageRacks(_Model):
     role: Literal["tectonic", "hammerspace"]
-    racks: int = Field(ge=1)
-    servers_per_rack: int = Field(ge=1)
+    racks: int = Field(ge=1, le=limits.MAX_STORAGE_RACKS, description=f"storage racks, {_limit('MAX_STORAGE_RACKS')}")
+    servers_per_rack: int = Field(ge=1, le=limits.MAX_SERVERS_PER_RACK,
+                                  description=f"storage servers per rack, {_limit('MAX_SERVERS_PER_RACK')}")
     drives_per_server: int = Field(default=16, ge=1, description="E1.S SSDs per Sierra Point server")
     drive_tb: float = Field(default=15.36, gt=0)
     nic_gbps: int = Field(default=200, ge=1, description="front-end NIC speed per server (not published)")
-    nics_per_server: int = Field(default=1, ge=1)
+    nics_per_server: int = Field(default=1, ge=1, le=limits.MAX_NICS_PER_SERVER,
+                                 description=f"front-end NICs per server, {_limit('MAX_NICS_PER_SERVER')}")
     power_w: int = Field(default=600, ge=1, description="power per server (not published)")
     platform: Literal["sierra-point"] = "sierra-point"
 
@@ -224,20 +271,27 @@ class StorageRacks(_Model):
 # --------------------------------------------------------------------------------------------------- management
 
 
+_ENTRIES = _limit("MAX_MANAGEMENT_ENTRIES")
+
+
 class Management(_Model):
-    prefixes: list[Network] = Field(default_factory=list, description="prefixes admitted to the management plane")
+    prefixes: list[Network] = Field(default_factory=list, max_length=limits.MAX_MANAGEMENT_ENTRIES,
+                                    description=f"prefixes admitted to the management plane, {_ENTRIES}")
     network: Network | None = Field(default=None, description="out-of-band network the switches' mgmt ports are in")
     gateway: Address | None = None
     vrf: str = "mgmt"
-    ntp_servers: list[Address] = Field(default_factory=list)
-    syslog_servers: list[Address] = Field(default_factory=list)
+    ntp_servers: list[Address] = Field(default_factory=list, max_length=limits.MAX_MANAGEMENT_ENTRIES,
+                                       description=f"NTP servers, {_ENTRIES}")
+    syslog_servers: list[Address] = Field(default_factory=list, max_length=limits.MAX_MANAGEMENT_ENTRIES,
+                                          description=f"syslog servers, {_ENTRIES}")
     aaa_protocol: Literal["tacacs+", "radius"] = "tacacs+"
-    aaa_servers: list[Address] = Field(default_factory=list)
-    aaa_key_secret: str = "aaa_key"
+    aaa_servers: list[Address] = Field(default_factory=list, max_length=limits.MAX_MANAGEMENT_ENTRIES,
+                                       description=f"TACACS+/RADIUS servers, {_ENTRIES}")
+    aaa_key_secret: SecretName = Field(default="aaa_key", description="name of the secret holding the AAA key")
     telemetry: Literal["gnmi", "snmpv3"] = "gnmi"
     snmpv3_user: str = "teton"
-    snmpv3_auth_secret: str = "snmpv3_auth"
-    snmpv3_priv_secret: str = "snmpv3_priv"
+    snmpv3_auth_secret: SecretName = Field(default="snmpv3_auth", description="name of the SNMPv3 auth key's secret")
+    snmpv3_priv_secret: SecretName = Field(default="snmpv3_priv", description="name of the SNMPv3 priv key's secret")
 
 
 # --------------------------------------------------------------------------------------------------- the cluster
@@ -256,5 +310,6 @@ class Cluster(_Model):
     frontend: Frontend | None = None
     storage: list[StorageRacks] = Field(default_factory=list)
     management: Management = Management()
-    switch_models: list[SwitchModel] = Field(default_factory=list,
-                                             description="extra catalogue entries; same name overrides the built-in")
+    switch_models: list[SwitchModel] = Field(default_factory=list, max_length=limits.MAX_SWITCH_MODELS,
+                                             description="extra catalogue entries; same name overrides the built-in; "
+                                                         f"{_limit('MAX_SWITCH_MODELS')}")

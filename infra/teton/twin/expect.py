@@ -1,4 +1,6 @@
-"""What the design promises the routed fabric does: ECMP width per switch and prefix, under any failures.
+"""What the design promises the routed fabric does, under any failures: sessions, ECMP widths, same-rail reach.
+
+All of it is computed from the Fabric of the build the twin runs (its fabric.json), never from the spec.
 
 eBGP with RFC 7938 ASNs routes valley-free (up some tiers, then down) on shortest AS paths, and with multipath every
 equal shortest path is used.  So the expected next hops of switch x towards rack switch t are the links to alive
@@ -7,9 +9,12 @@ neighbours on a shortest valley-free path, computed here on the Fabric with fail
 
 from __future__ import annotations
 
+import itertools
+import random
+from dataclasses import dataclass
 from functools import cache
 
-from teton.design.fabric import Fabric
+from teton.fabric.model import Fabric
 
 TIER = {"rtsw": 1, "ctsw": 2, "atsw": 3}
 INF = 1 << 30
@@ -71,3 +76,66 @@ class EcmpModel:
             elif self._tier(n) > self._tier(x) and 1 + self._any(n, t, nb) == d:
                 count += 1
         return count
+
+
+@dataclass
+class Failures:
+    """What the twin has failed on purpose: switches, and links as sorted ["dev:port", "peer:port"] pairs."""
+
+    devices: list[str]
+    links: list[list[str]]
+
+    def model(self, fabric: Fabric) -> EcmpModel:
+        return EcmpModel(fabric, set(self.devices), {frozenset(x) for x in self.links})
+
+
+def ecmp_probes(fabric: Fabric, sample: int) -> list[tuple[str, str]]:
+    """(switch, remote rack switch) pairs whose ECMP width is checked (a fixed sample on a big twin)."""
+    switches = sorted(n for n, d in fabric.devices.items() if d.role in TIER)
+    racks = sorted(n for n, d in fabric.devices.items() if d.role == "rtsw")
+    pairs = [(x, t) for x in switches for t in racks if x != t]
+    if len(pairs) > sample:
+        pairs = sorted(random.Random(0).sample(pairs, sample))
+    return pairs
+
+
+def expected_ecmp(fabric: Fabric, failures: Failures, pairs: list[tuple[str, str]]) -> dict[tuple[str, str], int]:
+    """The design's ECMP width for each (alive switch, rack switch) pair, under `failures`."""
+    model = failures.model(fabric)
+    return {(x, t): model.next_hops(x, t) for x, t in pairs if x in model.alive}
+
+
+def expected_sessions(fabric: Fabric, switches: list[str], failures: Failures) -> dict[str, int]:
+    """Established sessions each alive switch of `switches` should have: one per family per alive link to a switch,
+    as the design's routing intent lists them."""
+    model = failures.model(fabric)
+    failed_links = {frozenset(x) for x in failures.links}
+    out = {}
+    for name in switches:
+        d = fabric.devices[name]
+        if name not in model.alive or d.routing is None:
+            continue
+        up = {i.name for i in d.interfaces if i.peer in model.alive
+              and frozenset({f"{name}:{i.name}", f"{i.peer}:{i.peer_port}"}) not in failed_links}
+        out[name] = sum(1 for n in d.routing.neighbors if n.interface in up)
+    return out
+
+
+def same_rail_pairs(fabric: Fabric, sample: int) -> tuple[list[tuple[str, str, str, str]], int]:
+    """(host a, source address, host b, destination address) for NIC i of a to NIC i of b, both families; a fixed
+    sample of at most `sample` of them, and how many there are in all."""
+    hosts = sorted(n for n, d in fabric.devices.items() if d.role == "host")
+    nics = {h: {i.name: i for i in fabric.devices[h].interfaces if i.kind == "host-rtsw"} for h in hosts}
+    rails = sorted({nic for h in hosts for nic in nics[h]})
+    out = []
+    for rail in rails:
+        for fam in ("ipv4", "ipv6"):
+            pairs = [(a, b) for a, b in itertools.combinations(hosts, 2) if rail in nics[a] and rail in nics[b]]
+            for a, b in pairs:
+                src, dst = getattr(nics[a][rail], fam), getattr(nics[b][rail], fam)
+                if src and dst:
+                    out.append((a, src.split("/")[0], b, dst.split("/")[0]))
+    total = len(out)
+    if total > sample:
+        out = sorted(random.Random(1).sample(out, sample))
+    return out, total

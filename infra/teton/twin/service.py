@@ -1,44 +1,43 @@
-"""`teton twin up | verify | fail | restore | down`: the digital twin of a spec's backend fabric on this machine.
+"""`teton twin up | verify | fail | restore | down`: the digital twin of a build's backend fabric on this machine.
 
-up renders the spec (validated, exactly as `teton render` does) into the twin's state folder, builds a twin plan from
-those artifacts and starts it; the other commands find the running twin by the cluster's name.  State lives in
-/run/teton/twin/<name>/ (short paths: FRR's vty sockets must fit in 107 bytes); every kernel object is named
-tt-<name>-..., so `down` also finds what a crashed run left behind.
+`up` takes a spec (rendered exactly as `teton render` does) or a build folder, and snapshots the build into the twin's
+state folder; from then on every verb reads only that snapshot: what runs comes from its artifacts, what is expected
+from its fabric.json and the failures applied.  Editing the spec, or rendering it again, changes nothing until the next
+`up`.  The other verbs find the running twin by its name (the cluster's), given as the name itself, a spec or a build
+folder.  State lives in /run/teton/twin/<name>/ (short paths: FRR's vty sockets must fit in 107 bytes); every kernel
+object is named tt-<name>-..., so `down` also finds what a crashed run left behind.
 """
 
 from __future__ import annotations
 
-import itertools
 import json
-import random
 import shutil
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from teton.design.fabric import Fabric
-from teton.pipeline import load_and_design
-from teton.twin.build import plan_name, twin_plan
-from teton.twin.expect import TIER, EcmpModel
+from teton.build import build as build_spec
+from teton.build import read_manifest
+from teton.fabric.model import Fabric
+from teton.fabric.serialize import load_fabric
+from teton.findings import TetonError
+from teton.spec.load import load_spec
+from teton.twin.artifacts import plan_name, twin_plan
+from teton.twin.expect import TIER, Failures, ecmp_probes, expected_ecmp, expected_sessions, same_rail_pairs
+from teton.twin.runtime import Twin, TwinError, cleanup_leftovers
 
 STATE_ROOT = Path("/run/teton/twin")
 PING_SAMPLE = 1024     # same-rail (host, host, NIC, family) pings on a big twin; all of them when fewer
 ECMP_SAMPLE = 512      # (switch, remote rack) ECMP checks on a big twin
 
 
+class TwinNotRunning(TetonError):
+    pass
+
+
 def state_dir(name: str) -> Path:
     return STATE_ROOT / name
-
-
-@dataclass
-class Failures:
-    devices: list[str]
-    links: list[list[str]]          # [["dev:port", "peer:port"], ...]
-
-    def model(self, fabric: Fabric) -> EcmpModel:
-        return EcmpModel(fabric, set(self.devices), {frozenset(x) for x in self.links})
 
 
 def _meta_path(name: str) -> Path:
@@ -59,91 +58,89 @@ def _save_meta(name: str, meta: dict[str, Any]) -> None:
     tmp.rename(p)
 
 
-class TwinNotRunning(RuntimeError):
-    pass
+def twin_name(which: str) -> str:
+    """The twin a verb is about: a build folder (its fabric.json names the cluster), a spec file (only its name is
+    read), or the twin's name itself."""
+    p = Path(which)
+    if p.is_dir():
+        try:
+            return plan_name(json.loads((p / "fabric.json").read_text())["fabric"]["cluster"])
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise TetonError(f"{p} is not a teton build folder (fabric.json: {exc})") from None
+    if p.is_file():
+        return plan_name(load_spec(p).name)
+    return plan_name(which)
 
 
-def _designed(spec: str) -> tuple[str, Fabric]:
-    d = load_and_design(spec)
-    return plan_name(d.cluster.name), d.fabric
+def _fabric(name: str) -> Fabric:
+    """The Fabric of the build the twin runs (its snapshot)."""
+    return load_fabric((state_dir(name) / "build" / "fabric.json").read_text())
 
 
-def _render(fabric: Fabric, out: Path) -> None:
-    from teton.plan import plan
-    from teton.render import render_all
-    from teton.render.artifacts import write_atomically
-    from teton.render.context import RenderContext
-
-    figures = plan(fabric)
-    write_atomically(out, render_all(fabric, RenderContext(figures=figures)), figures)
-
-
-def _twin(name: str) -> Any:
-    from teton.twin.runtime import Twin
-
+def _twin(name: str) -> Twin:
     return Twin.load(state_dir(name) / "rt")
 
 
-def up(spec: str) -> dict[str, Any]:
-    from teton.twin.runtime import Twin, cleanup_leftovers
-
-    name, fabric = _designed(spec)
-    root = state_dir(name)
-    if _meta_path(name).is_file():
-        raise TwinNotRunning(f"twin {name!r} is already up; `teton twin down {spec}` first")
-    cleanup_leftovers(f"tt-{name}-")
-    shutil.rmtree(root, ignore_errors=True)
+def _prepare_state(root: Path) -> None:
     root.mkdir(parents=True)
     root.chmod(0o755)
     for parent in root.parents:
         if parent == Path("/"):
             break
         parent.chmod(parent.stat().st_mode | 0o055)     # FRR runs as user frr: it must reach its folders
+
+
+def up(which: str) -> dict[str, Any]:
+    """Start the twin of a spec (rendered first) or of a build folder."""
+    source = Path(which)
+    from_build = source.is_dir()
+    if from_build and read_manifest(source) is None:
+        raise TetonError(f"{source} is not a teton build folder (no manifest.json)")
+    name = twin_name(which)
+    root = state_dir(name)
+    if _meta_path(name).is_file():
+        raise TwinNotRunning(f"twin {name!r} is already up; `teton twin down {name}` first")
+    cleanup_leftovers(f"tt-{name}-")
+    shutil.rmtree(root, ignore_errors=True)
+    _prepare_state(root)
     t0 = time.monotonic()
-    _render(fabric, root / "build")
-    source = twin_plan(root / "build", name)
+    if from_build:
+        shutil.copytree(source, root / "build", symlinks=False)
+    else:
+        build_spec(which, root / "build")
+    plan = twin_plan(root / "build", name)
     t_render = time.monotonic() - t0
-    twin = Twin(source.plan, root / "rt")
-    meta = {"spec": spec, "name": name, "origin": source.origin, "neighbors": source.neighbors,
+    twin = Twin(plan.plan, root / "rt")
+    meta = {"source": str(source.resolve()), "name": name, "origin": plan.origin,
             "failures": {"devices": [], "links": []}}
     _save_meta(name, meta)
+    fabric = plan.fabric
+    sessions = expected_sessions(fabric, sorted(plan.origin), Failures([], []))
     try:
         report = twin.up()
-        converged = twin.wait_converged(source.neighbors, timeout=120)
+        converged = twin.wait_converged(sessions, timeout=120)
         ecmp_at, ecmp = _wait_ecmp(twin, fabric, Failures([], []), timeout=60)
-    except Exception:
+    except BaseException:
         twin.down(keep_logs=True)
         _meta_path(name).unlink(missing_ok=True)
         raise
     rss = twin.daemon_rss()
-    return {"twin": name, "switches": len(source.neighbors),
-            "hosts": sum(1 for n in source.plan.nodes if n.kind == "host"), "links": len(source.plan.links),
+    return {"twin": name, "switches": len(plan.origin),
+            "hosts": sum(1 for n in plan.plan.nodes if n.kind == "host"), "links": len(plan.plan.links),
             "render_s": round(t_render, 2), "up_s": round(report.seconds, 2),
             "converged_s": round(converged, 2), "ecmp_installed_s": round(ecmp_at, 2),
-            "sessions": sum(source.neighbors.values()),
+            "sessions": sum(sessions.values()),
             "daemon_rss_mib": round(sum(rss.values()) / 2**20, 1),
-            "eos_as_frr": sorted(d for d, o in source.origin.items() if "EOS" in o),
-            "ecmp_mismatches": ecmp}
+            "eos_as_frr": _eos_as_frr(meta), "ecmp_mismatches": ecmp}
 
 
-def _probes(fabric: Fabric, sample: int) -> list[tuple[str, str]]:
-    """(switch, remote rack switch) pairs whose ECMP width is checked."""
-    switches = sorted(n for n, d in fabric.devices.items() if d.role in TIER)
-    racks = sorted(n for n, d in fabric.devices.items() if d.role == "rtsw")
-    pairs = [(x, t) for x in switches for t in racks if x != t]
-    if len(pairs) > sample:
-        pairs = sorted(random.Random(0).sample(pairs, sample))
-    return pairs
+def _eos_as_frr(meta: dict[str, Any]) -> list[str]:
+    """Switches run as the FRR spelling of their read-back routing (their NOS cannot run here)."""
+    return sorted(d for d, how in meta["origin"].items() if "unchanged" not in how)
 
 
-def _expected_ecmp(fabric: Fabric, failures: Failures, pairs: list[tuple[str, str]]) -> dict[tuple[str, str], int]:
-    """The design's ECMP width for each (alive switch, rack switch) pair, under `failures`."""
-    model = failures.model(fabric)
-    return {(x, t): model.next_hops(x, t) for x, t in pairs if x in model.alive}
-
-
-def _ecmp_mismatches(twin: Any, fabric: Fabric, expected: dict[tuple[str, str], int]) -> list[dict]:
-    def one(item: tuple[tuple[str, str], int]) -> dict | None:
+def _ecmp_mismatches(twin: Twin, fabric: Fabric, expected: dict[tuple[str, str], int]) -> list[dict[str, Any]]:
+    def one(item: tuple[tuple[str, str], int]) -> dict[str, Any] | None:
         (x, t), want = item
         prefix = fabric.devices[t].prefixes4[0] if fabric.devices[t].prefixes4 else fabric.devices[t].prefixes6[0]
         got = twin.kernel_nexthops(x, prefix)
@@ -153,8 +150,8 @@ def _ecmp_mismatches(twin: Any, fabric: Fabric, expected: dict[tuple[str, str], 
         return [r for r in pool.map(one, sorted(expected.items())) if r]
 
 
-def _wait_ecmp(twin: Any, fabric: Fabric, failures: Failures, timeout: float) -> tuple[float, list[dict]]:
-    expected = _expected_ecmp(fabric, failures, _probes(fabric, ECMP_SAMPLE))
+def _wait_ecmp(twin: Twin, fabric: Fabric, failures: Failures, timeout: float) -> tuple[float, list[dict[str, Any]]]:
+    expected = expected_ecmp(fabric, failures, ecmp_probes(fabric, ECMP_SAMPLE))
     t0 = time.monotonic()
     while True:
         bad = _ecmp_mismatches(twin, fabric, expected)
@@ -163,55 +160,23 @@ def _wait_ecmp(twin: Any, fabric: Fabric, failures: Failures, timeout: float) ->
         time.sleep(0.05)
 
 
-def _expected_sessions(fabric: Fabric, meta: dict[str, Any], failures: Failures) -> dict[str, int]:
-    model = failures.model(fabric)
-    failed_links = {frozenset(x) for x in failures.links}
-    out = {}
-    for name in meta["neighbors"]:
-        if name not in model.alive:
-            continue
-        n = 0
-        for i in fabric.devices[name].interfaces:
-            if fabric.devices[i.peer].role in TIER and i.peer in model.alive and \
-                    frozenset({f"{name}:{i.name}", f"{i.peer}:{i.peer_port}"}) not in failed_links:
-                n += bool(i.ipv4) + bool(i.ipv6)      # one session per address family
-        out[name] = n
-    return out
-
-
-def _same_rail_pairs(fabric: Fabric, sample: int) -> tuple[list[tuple[str, str, str, str]], int]:
-    """(host a, source address, host b, destination address) for NIC i of a to NIC i of b, both families."""
-    hosts = sorted(n for n, d in fabric.devices.items() if d.role == "host")
-    nics = {h: {i.name: i for i in fabric.devices[h].interfaces if i.kind == "host-rtsw"} for h in hosts}
-    rails = sorted({nic for h in hosts for nic in nics[h]})
-    out = []
-    for rail in rails:
-        for fam in ("ipv4", "ipv6"):
-            pairs = [(a, b) for a, b in itertools.combinations(hosts, 2) if rail in nics[a] and rail in nics[b]]
-            for a, b in pairs:
-                src, dst = getattr(nics[a][rail], fam), getattr(nics[b][rail], fam)
-                if src and dst:
-                    out.append((a, src.split("/")[0], b, dst.split("/")[0]))
-    total = len(out)
-    if total > sample:
-        out = sorted(random.Random(1).sample(out, sample))
-    return out, total
-
-
-def verify(spec: str, *, ping_sample: int = PING_SAMPLE) -> dict[str, Any]:
-    name, fabric = _designed(spec)
+def verify(which: str, *, ping_sample: int = PING_SAMPLE) -> dict[str, Any]:
+    """Sessions as designed, same-rail NIC pairs reachable, ECMP as wide as the design; ok only if all three were
+    checked (something was probed) and all held."""
+    name = twin_name(which)
     meta = _load_meta(name)
+    fabric = _fabric(name)
     twin = _twin(name)
     failures = Failures(**meta["failures"])
     t0 = time.monotonic()
-    expected = _expected_sessions(fabric, meta, failures)
+    expected = expected_sessions(fabric, sorted(meta["origin"]), failures)
     sessions_ok = {}
     for sw, want in expected.items():
         got = len(twin.established_peers(twin.bgp_summary(sw)))
         sessions_ok[sw] = (got, want)
     bad_sessions = {sw: {"established": g, "expected": w} for sw, (g, w) in sessions_ok.items() if g != w}
     t_sessions = time.monotonic() - t0
-    pairs, total_pairs = _same_rail_pairs(fabric, ping_sample)
+    pairs, total_pairs = same_rail_pairs(fabric, max(0, ping_sample))
     t1 = time.monotonic()
     with ThreadPoolExecutor(8) as pool:
         results = list(pool.map(lambda p: twin.ping(p[0], p[1], p[3], count=1, timeout=1.0), pairs))
@@ -219,20 +184,21 @@ def verify(spec: str, *, ping_sample: int = PING_SAMPLE) -> dict[str, Any]:
                     for (a, s, b, d), ok in zip(pairs, results, strict=True) if not ok]
     t_ping = time.monotonic() - t1
     t2 = time.monotonic()
-    probes = _probes(fabric, ECMP_SAMPLE)
-    ecmp = _ecmp_mismatches(twin, fabric, _expected_ecmp(fabric, failures, probes))
+    probes = ecmp_probes(fabric, ECMP_SAMPLE)
+    ecmp = _ecmp_mismatches(twin, fabric, expected_ecmp(fabric, failures, probes))
     t_ecmp = time.monotonic() - t2
-    all_hosts = sum(1 for d in fabric.devices.values() if d.role == "host")
-    ok = not bad_sessions and not failed_pings and not ecmp
+    unchecked = [what for what, n in (("sessions", sum(expected.values())), ("same-rail pings", len(pairs)),
+                                      ("ECMP widths", len(probes))) if n == 0]
+    ok = not bad_sessions and not failed_pings and not ecmp and not unchecked
     return {
-        "twin": name, "ok": ok, "failures": meta["failures"],
+        "twin": name, "ok": ok, "failures": meta["failures"], "unchecked": unchecked,
         "bgp": {"expected_sessions": sum(expected.values()),
                 "established": sum(g for g, _ in sessions_ok.values()), "mismatched": bad_sessions,
                 "seconds": round(t_sessions, 3)},
         "same_rail_ping": {"pinged": len(pairs), "of": total_pairs, "failed": failed_pings,
-                           "hosts": all_hosts, "seconds": round(t_ping, 3)},
+                           "hosts": len(fabric.by_role("host")), "seconds": round(t_ping, 3)},
         "ecmp": {"checked": len(probes), "mismatched": ecmp, "seconds": round(t_ecmp, 3)},
-        "eos_as_frr": sorted(d for d, o in meta["origin"].items() if "EOS" in o),
+        "eos_as_frr": _eos_as_frr(meta),
     }
 
 
@@ -241,40 +207,41 @@ def _parse_target(fabric: Fabric, target: str) -> tuple[str, list[str] | None]:
     if target in fabric.devices:
         d = fabric.devices[target]
         if d.role not in TIER:
-            raise ValueError(f"{target} is a {d.role}; the twin fails switches and links")
+            raise TetonError(f"{target} is a {d.role}; the twin fails switches and links")
         return target, None
     dev, _, port = target.partition(":")
     if dev in fabric.devices:
-        for i in fabric.devices[dev].interfaces:
-            if i.name == port:
-                return dev, sorted([f"{dev}:{port}", f"{i.peer}:{i.peer_port}"])
-    raise ValueError(f"{target!r} is neither a switch nor a link 'device:port' of this fabric")
+        i = fabric.devices[dev].interface(port)
+        if i is not None:
+            return dev, sorted([f"{dev}:{port}", f"{i.peer}:{i.peer_port}"])
+    raise TetonError(f"{target!r} is neither a switch nor a link 'device:port' of this fabric")
 
 
-def _reconverge(twin: Any, fabric: Fabric, meta: dict[str, Any], failures: Failures, t0: float) -> dict[str, Any]:
+def _reconverge(twin: Twin, fabric: Fabric, meta: dict[str, Any], failures: Failures, t0: float) -> dict[str, Any]:
     """Seconds from the change (t0) until the BGP sessions and then every checked ECMP width match the design."""
-    twin.wait_converged(_expected_sessions(fabric, meta, failures), timeout=60)
+    twin.wait_converged(expected_sessions(fabric, sorted(meta["origin"]), failures), timeout=60)
     sessions_at = time.monotonic() - t0
     _, bad = _wait_ecmp(twin, fabric, failures, timeout=60)
     return {"sessions_settled_s": round(sessions_at, 3), "ecmp_settled_s": round(time.monotonic() - t0, 3),
             "ecmp_mismatched": bad}
 
 
-def fail(spec: str, target: str, how: str = "kill") -> dict[str, Any]:
-    name, fabric = _designed(spec)
+def fail(which: str, target: str, how: str = "kill") -> dict[str, Any]:
+    name = twin_name(which)
     meta = _load_meta(name)
+    fabric = _fabric(name)
     twin = _twin(name)
     device, link = _parse_target(fabric, target)
     failures = Failures(**meta["failures"])
     t0 = time.monotonic()
     if link is None:
         if device in failures.devices:
-            raise ValueError(f"{device} has already failed")
+            raise TetonError(f"{device} has already failed")
         twin.stop_node(device, how)
         failures.devices.append(device)
     else:
         if link in failures.links:
-            raise ValueError(f"link {link[0]} <-> {link[1]} has already failed")
+            raise TetonError(f"link {link[0]} <-> {link[1]} has already failed")
         dev, _, port = link[0].partition(":")
         twin.set_link(dev, port, False)
         failures.links.append(link)
@@ -284,9 +251,11 @@ def fail(spec: str, target: str, how: str = "kill") -> dict[str, Any]:
             "reconvergence": _reconverge(twin, fabric, meta, failures, t0)}
 
 
-def restore(spec: str) -> dict[str, Any]:
-    name, fabric = _designed(spec)
+def restore(which: str) -> dict[str, Any]:
+    """Bring back every failed switch and link, and restart any switch daemon that died outside teton."""
+    name = twin_name(which)
     meta = _load_meta(name)
+    fabric = _fabric(name)
     twin = _twin(name)
     failures = Failures(**meta["failures"])
     t0 = time.monotonic()
@@ -295,20 +264,19 @@ def restore(spec: str) -> dict[str, Any]:
     for a, _ in failures.links:
         dev, _, port = a.partition(":")
         twin.set_link(dev, port, True)
+    restarted = twin.ensure_running()
     restored = {"devices": failures.devices, "links": failures.links}
     meta["failures"] = {"devices": [], "links": []}
     _save_meta(name, meta)
-    return {"twin": name, "restored": restored,
+    return {"twin": name, "restored": restored, "restarted": restarted,
             "reconvergence": _reconverge(twin, fabric, meta, Failures([], []), t0)}
 
 
-def down(spec: str | None = None, name: str | None = None) -> dict[str, Any]:
+def down(which: str | None = None, name: str | None = None) -> dict[str, Any]:
     """Stop everything of the twin; also what a crashed run left (found by name)."""
-    from teton.twin.runtime import Twin, TwinError, cleanup_leftovers
-
     if name is None:
-        assert spec is not None
-        name, _ = _designed(spec)
+        assert which is not None
+        name = twin_name(which)
     root = state_dir(name)
     stopped = False
     if (root / "rt" / "state.json").is_file():

@@ -1,0 +1,53 @@
+"""The front-panel port map of a switch model: every port with its NOS name, slot, position, lanes and speed."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import NamedTuple
+
+from teton.spec.model import SwitchModel
+
+
+class Port(NamedTuple):
+    """One front-panel port of a switch model, used or not."""
+
+    name: str                  # as the NOS names it: EthernetN (SONiC, by first lane), EthernetS/P/1 (EOS), 1/C/N (IB)
+    index: int                 # position in the model's port list, 0-based
+    slot: int                  # line card or port module (PIM) holding it; 1 on a fixed switch
+    position: int              # port number on that slot, 1-based
+    speed_gbps: int            # native speed
+    lanes: tuple[int, ...]     # SerDes lanes
+    form_factor: str
+    breakouts: tuple[str, ...]
+
+
+def port_map(model: SwitchModel) -> tuple[Port, ...]:
+    """Every port of `model`, in port order (one shared tuple per distinct model)."""
+    return _port_map(model.model_dump_json())
+
+
+@lru_cache(maxsize=64)
+def _port_map(model_json: str) -> tuple[Port, ...]:
+    model = SwitchModel.model_validate_json(model_json)
+    out: list[Port] = []
+    lane = 0
+    index = 0
+    per_slot = max(1, model.ports // model.slots)
+    for group in model.port_groups:
+        for _ in range(group.count):
+            slot, position = model.first_slot + index // per_slot, index % per_slot + 1
+            if model.slots == 1:
+                slot, position = 1, index + 1
+            if model.port_naming == "sonic":
+                name = f"Ethernet{lane}"
+            elif model.port_naming == "eos-modular":
+                name = f"Ethernet{slot}/{position}/1"
+            elif model.port_naming == "eos-fixed":
+                name = f"Ethernet{index + 1}/1"
+            else:  # ib: cage/port pairs of a QM9700, "1/<cage>/<n>"
+                name = f"1/{index // 2 + 1}/{index % 2 + 1}"
+            out.append(Port(name, index, slot, position, group.speed_gbps, tuple(range(lane, lane + group.lanes)),
+                            group.form_factor, tuple(group.breakouts)))
+            lane += group.lanes
+            index += 1
+    return tuple(out)

@@ -1,0 +1,18 @@
+"""The Fabric: the typed, frozen set of facts that the design decides and every target, check and tool reads."""
+
+from teton.catalogue.ports import Port
+from teton.fabric.intent import (
+    BgpTimers,
+    Ecn,
+    Management,
+    Neighbor,
+    PeerGroup,
+    PfcWatchdog,
+    Qos,
+    Queue,
+    Routing,
+)
+from teton.fabric.model import Device, End, Fabric, Interface, Link
+
+__all__ = ["BgpTimers", "Device", "Ecn", "End", "Fabric", "Interface", "Link", "Management", "Neighbor", "PeerGroup",
+           "PfcWatchdog", "Port", "Qos", "Queue", "Routing"]

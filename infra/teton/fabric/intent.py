@@ -1,0 +1,131 @@
+"""The per-device intents the design decides: routing, QoS and the management plane.
+
+A target only spells these; it never decides.  So the two ends of a session, the switch and the NIC side of the lossless
+class, and every NOS of one fabric agree by construction.  Secrets appear here by name only (`*_secret`); a target
+spells a reference to the name (`teton.secrets.secret_ref`), never a value.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, NamedTuple
+
+Family = Literal["ipv4", "ipv6"]
+Direction = Literal["up", "down"]
+
+
+@dataclass(frozen=True, slots=True)
+class BgpTimers:
+    keepalive: int             # seconds
+    hold: int                  # seconds (0: no keepalives)
+    connect_retry: int | None  # seconds between connection attempts (None: the NOS's own default, where a NOS
+                               # has no per-peer setting: EOS)
+
+
+class PeerGroup(NamedTuple):
+    """The sessions of one address family towards one tier of neighbours."""
+
+    name: str                  # e.g. RTSW_V4: the neighbours' tier and the family
+    family: Family
+    direction: Direction       # where the neighbours are: "up" (uplinks) or "down" (downlinks)
+    passive: bool              # wait for the neighbour to connect (the upper tier of a link): no connection collisions
+
+
+class Neighbor(NamedTuple):
+    address: str               # the neighbour's address on the link
+    family: Family
+    remote_as: int
+    group: str                 # PeerGroup.name
+    interface: str             # the local port of the link
+    local_address: str         # this device's address on the link (no prefix length)
+    peer: str                  # "device:port" of the other end
+
+
+@dataclass(frozen=True, slots=True)
+class Routing:
+    """eBGP (RFC 7938) of one switch: whom it peers with and what it sends them."""
+
+    asn: int
+    router_id: str
+    groups: tuple[PeerGroup, ...]            # uplink groups first, then downlinks, by name
+    neighbors: tuple[Neighbor, ...]          # in port order, IPv4 then IPv6 per port
+    maximum_paths: int                       # ECMP width: the most links towards one neighbour ASN
+    timers: BgpTimers
+    bfd: bool
+    password_secret: str | None              # name of the secret holding the session password
+    loopback4: str | None                    # "10.0.0.1/32": announced
+    loopback6: str | None
+    aggregates4: tuple[str, ...]             # host subnets announced as one summary (summary-only)
+    aggregates6: tuple[str, ...]
+    transit: bool                            # passes on what it learns (spines); else sends only what it originates
+
+    def originated(self, family: Family) -> tuple[str, ...]:
+        """The prefixes this switch originates in `family`: its loopback and its aggregates."""
+        lo = self.loopback4 if family == "ipv4" else self.loopback6
+        aggs = self.aggregates4 if family == "ipv4" else self.aggregates6
+        return ((lo,) if lo else ()) + aggs
+
+    def families(self) -> tuple[Family, ...]:
+        """Address families that have at least one neighbour, IPv4 first."""
+        present = {n.family for n in self.neighbors}
+        return tuple(f for f in ("ipv4", "ipv6") if f in present)  # type: ignore[return-value]
+
+
+QueueRole = Literal["lossless", "cnp", "best-effort"]
+
+
+class Queue(NamedTuple):
+    """One egress queue (= traffic class = priority group key) and how it is scheduled."""
+
+    index: int
+    role: QueueRole
+    strict: bool               # strict priority (CNPs) or weighted round robin
+    weight: int                # DWRR weight when not strict
+
+
+@dataclass(frozen=True, slots=True)
+class Ecn:
+    min_kbytes: int
+    max_kbytes: int
+    mark_percent: int          # marking probability at the max threshold
+
+
+@dataclass(frozen=True, slots=True)
+class PfcWatchdog:
+    detection_ms: int          # a queue paused this long is declared stormed
+    restoration_ms: int
+    poll_ms: int
+    action: Literal["drop"]
+
+
+@dataclass(frozen=True, slots=True)
+class Qos:
+    """RoCE QoS of the backend, the same on every backend switch and NIC (domain-facts section 2)."""
+
+    roce_dscp: int
+    cnp_dscp: int
+    lossless_priority: int
+    cnp_priority: int
+    dscp_to_tc: tuple[int, ...]       # traffic class of DSCP 0..63
+    pfc_priorities: tuple[int, ...]   # priorities that PFC protects (one lossless class)
+    queues: tuple[Queue, ...]         # queues 0..7
+    ecn: Ecn | None                   # ECN marking on the lossless queue, or none (PFC only)
+    watchdog: PfcWatchdog | None
+
+
+@dataclass(frozen=True, slots=True)
+class Management:
+    """The management plane every switch gets (its own address is `Device.mgmt`)."""
+
+    vrf: str
+    gateway: str | None
+    prefixes: tuple[str, ...]         # sources admitted to the control plane (SSH, gNMI/SNMP)
+    ntp_servers: tuple[str, ...]
+    syslog_servers: tuple[str, ...]
+    aaa_protocol: Literal["tacacs+", "radius"]
+    aaa_servers: tuple[str, ...]
+    aaa_key_secret: str
+    telemetry: Literal["gnmi", "snmpv3"]
+    snmpv3_user: str
+    snmpv3_auth_secret: str
+    snmpv3_priv_secret: str

@@ -1,0 +1,77 @@
+"""The plan: a cluster's figures, all computed from the Fabric (never copied from the spec)."""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from typing import Any
+
+from teton.fabric.model import Fabric
+
+BACKEND_TIERS = {"roce": ("rtsw", "ctsw", "atsw"), "infiniband": ("leaf", "spine", "core")}
+OPTICAL = ("smf", "mmf")
+
+
+def _capacity(f: Fabric) -> dict[str, dict[str, int]]:
+    """Per backend tier, total Gb/s of downlinks and uplinks."""
+    tiers = set(BACKEND_TIERS.get(f.backend, ()))
+    out: dict[str, dict[str, int]] = defaultdict(lambda: {"down": 0, "up": 0})
+    for d in f.devices.values():
+        if d.role in tiers:
+            cap = out[d.role]
+            for i in d.interfaces:
+                cap[i.direction] += i.speed_gbps
+    return out
+
+
+def oversubscription(f: Fabric) -> dict[str, float]:
+    """A tier's downlink:uplink capacity ratio (tiers that have uplinks only)."""
+    return {t: round(c["down"] / c["up"], 3) for t, c in sorted(_capacity(f).items()) if c["up"]}
+
+
+def plan(f: Fabric) -> dict[str, Any]:
+    devices = list(f.devices.values())
+    hosts = [d for d in devices if d.role == "host"]
+    roles = Counter(d.role for d in devices)
+    tiers = BACKEND_TIERS.get(f.backend, ())
+    models: dict[str, Counter[str]] = defaultdict(Counter)
+    for d in devices:
+        if d.role not in ("host", "storage"):
+            models[d.role][d.model] += 1
+    links = Counter(link.kind for link in f.links)
+    media = Counter(link.medium for link in f.links)
+    transceivers: Counter[str] = Counter()
+    for link in f.links:
+        if link.medium in OPTICAL:
+            transceivers[f"{link.speed_gbps}G-{link.medium}"] += 2
+    injection = sum(i.speed_gbps for h in hosts for i in h.interfaces if i.kind == "host-rtsw")
+    cap = _capacity(f)
+    # Bisection: the smallest cut that halves the cluster along whole subtrees of some tier: half that tier's
+    # uplink capacity (when the tier has at least two subtrees), and never more than half the injection.
+    subtrees = {"rtsw": len({h.rack for h in hosts}), "ctsw": len({h.zone for h in hosts})}
+    cuts = [injection / 2] + [cap[t]["up"] / 2 for t in tiers if cap.get(t, {}).get("up") and subtrees.get(t, 0) >= 2]
+    storage = [d for d in devices if d.role == "storage"]
+    return {
+        "cluster": f.name,
+        "site": f.site,
+        "backend": f.backend,
+        "gpus": sum(h.attrs.get("gpus", 0) for h in hosts),
+        "hosts": len(hosts),
+        "racks": len({h.rack for h in hosts}),
+        "zones": len({h.zone for h in hosts}),
+        "switches": {t: roles.get(t, 0) for t in tiers},
+        "frontend_switches": {"rsw": roles.get("fe-rsw", 0), "fsw": roles.get("fsw", 0)},
+        "switch_models": {role: dict(sorted(c.items())) for role, c in sorted(models.items())},
+        "links": dict(sorted(links.items())),
+        "cables": dict(sorted(media.items())),
+        "dac_cables": media.get("dac", 0),
+        "optics": sum(transceivers.values()),
+        "transceivers": dict(sorted(transceivers.items())),
+        "injection_tbps": round(injection / 1000, 3),
+        "bisection_tbps": round(min(cuts) / 1000, 3) if hosts else 0.0,
+        "oversubscription": oversubscription(f),
+        "storage": {"racks": len({d.rack for d in storage}), "servers": len(storage),
+                    "drives": sum(d.attrs["drives"] for d in storage),
+                    "raw_pb": round(sum(d.attrs["drives"] * d.attrs["drive_tb"] for d in storage) / 1000, 3),
+                    "by_role": dict(sorted(Counter(d.attrs["storage_role"] for d in storage).items()))},
+        "power_kw": round(sum(d.power_w for d in devices) / 1000, 1),
+    }

@@ -1,0 +1,112 @@
+"""The targets registry: every package under infra/teton/targets/ that defines `TARGET` is a target.
+
+Adding a target (a NOS, OpenSM files, an Ansible inventory ...) is adding one package here, or registering a `Target`
+from elsewhere with `register` (a plugin; a test).  The CLI's `--only` choices, the spec rule "every NOS in the spec has
+a target" and every render, read-back and vendor check come from this registry, so nothing else lists targets.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from collections.abc import Iterator
+from functools import cache
+
+from teton.fabric.model import Fabric
+from teton.findings import Finding
+from teton.spec.model import Cluster, RoceBackend
+from teton.targets.base import (
+    BuildFileError,
+    BuildFiles,
+    DeviceTarget,
+    DeviceView,
+    Files,
+    PortView,
+    QosView,
+    RenderContext,
+    Session,
+    Target,
+)
+
+__all__ = ["BuildFileError", "BuildFiles", "DeviceTarget", "DeviceView", "Files", "PortView", "QosView",
+           "RenderContext", "Session", "Target", "check_fabric", "check_nos", "get", "names", "nos_target", "register",
+           "targets", "unregister"]
+
+_EXTRA: dict[str, Target] = {}
+
+
+@cache
+def _builtin() -> dict[str, Target]:
+    found: dict[str, Target] = {}
+    for info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name):
+        if not info.ispkg:
+            continue
+        module = importlib.import_module(f"{__name__}.{info.name}")
+        target = getattr(module, "TARGET", None)
+        if isinstance(target, Target):
+            found[target.name] = target
+    return found
+
+
+def targets() -> list[Target]:
+    """Every registered target, by name."""
+    merged = {**_builtin(), **_EXTRA}
+    return [merged[n] for n in sorted(merged)]
+
+
+def names() -> list[str]:
+    return [t.name for t in targets()]
+
+
+def get(name: str) -> Target:
+    for t in targets():
+        if t.name == name:
+            return t
+    raise KeyError(f"no target {name!r} (registered: {', '.join(names())})")
+
+
+def nos_target(nos: str) -> Target | None:
+    """The target that configures switches running `nos`, if one is registered."""
+    return next((t for t in targets() if t.nos == nos), None)
+
+
+def register(target: Target) -> Target:
+    """Add (or replace, by name) a target from outside this package."""
+    if not isinstance(target, Target):
+        raise TypeError(f"{target!r} is not a teton.targets.Target")
+    _EXTRA[target.name] = target
+    return target
+
+
+def unregister(name: str) -> None:
+    _EXTRA.pop(name, None)
+
+
+def _tiers(c: Cluster) -> Iterator[tuple[str, str]]:
+    """(spec path of the tier, nos) of every switch tier."""
+    if isinstance(c.backend, RoceBackend):
+        for t in ("rtsw", "ctsw", "atsw"):
+            yield f"backend.{t}", getattr(c.backend, t).nos
+    if c.frontend is not None:
+        yield "frontend.rsw", c.frontend.rsw.nos
+        yield "frontend.fsw", c.frontend.fsw.nos
+
+
+def check_nos(c: Cluster, file: str) -> Iterator[Finding]:
+    """Every NOS in the spec has a registered target: a switch must never silently get no configuration."""
+    nos_names = sorted(t.nos for t in targets() if t.nos)
+    for path, nos in _tiers(c):
+        if nos_target(nos) is None:
+            tier = path.rpartition(".")[2]
+            yield Finding(file, f"{path}.nos", f"no target renders {nos!r} configs, so the {tier} switches would get "
+                          f"no configuration; NOS with a target: {', '.join(nos_names)}", rule="nos-no-target")
+
+
+def check_fabric(fabric: Fabric, file: str) -> list[Finding]:
+    """What each target says it cannot spell of this fabric's intents."""
+    return [f for t in targets() for f in t.check(fabric, file)]
+
+
+def render_all(fabric: Fabric, ctx: RenderContext, only: tuple[str, ...] | None = None) -> dict[str, Files]:
+    """{target name: its files} for every target (or only the named ones)."""
+    return {t.name: t.render(fabric, ctx) for t in targets() if not only or t.name in only}

@@ -1,0 +1,207 @@
+"""What a target is: a package that renders its own files from the Fabric, validates them with its vendor's tools and
+reads them back into a NOS-neutral view.
+
+- `Target` is the whole contract; fabric-wide outputs (fabric.json, cabling, hosts) subclass it directly.
+- `DeviceTarget` is a switch NOS: one folder of files per device whose `nos` it configures, rendered, validated and
+  read back on all cores.
+- `DeviceView` is the NOS-neutral view a read-back gives: what the cross-device checks (`teton validate --rendered`)
+  and the digital twin use, so neither knows any vendor's format.
+- `BuildFiles` reads a build folder (or a render still in memory) by relative path; every problem names the file.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+from typing import Any, ClassVar
+
+from teton.fabric.intent import Routing
+from teton.fabric.model import Device, Fabric
+from teton.findings import Finding
+from teton.targets.parallel import map_chunks, render_devices
+
+Files = dict[str, str]
+
+
+@dataclass(frozen=True)
+class RenderContext:
+    """What every target gets besides the Fabric."""
+
+    yang_dir: Path | None = None        # SONiC YANG models (None: the default lookup, see teton.targets.sonic.yang)
+    validate: bool = True               # validate structured configs with the vendor's schema before writing text
+
+
+class BuildFileError(Exception):
+    """A file of a build folder is missing or unreadable; `path` is relative to the build folder."""
+
+    def __init__(self, path: str, problem: str):
+        super().__init__(f"{path}: {problem}")
+        self.path, self.problem = path, problem
+
+
+class BuildFiles:
+    """The files of a build, by path relative to its folder: on disk, or in memory right after a render."""
+
+    def __init__(self, root: Path | None = None, files: Mapping[str, str] | None = None):
+        self.root = Path(root) if root is not None else None
+        self._files = files
+
+    def exists(self, rel: str) -> bool:
+        if self._files is not None:
+            return rel in self._files
+        assert self.root is not None
+        return (self.root / rel).is_file()
+
+    def text(self, rel: str) -> str:
+        if self._files is not None:
+            if rel not in self._files:
+                raise BuildFileError(rel, "missing")
+            return self._files[rel]
+        assert self.root is not None
+        try:
+            return (self.root / rel).read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise BuildFileError(rel, "missing") from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise BuildFileError(rel, f"cannot be read: {exc}") from None
+
+    def json(self, rel: str) -> Any:
+        try:
+            return json.loads(self.text(rel))
+        except (ValueError, RecursionError) as exc:
+            raise BuildFileError(rel, f"is not valid JSON: {exc}") from None
+
+
+@dataclass
+class PortView:
+    mtu: int | None
+    addresses: tuple[str, ...]        # with prefix lengths
+    where: str                        # path inside the file where the MTU is set
+    gateways: tuple[str, ...] = ()    # hosts: the next hop of this NIC, per family
+
+
+@dataclass(frozen=True)
+class Session:
+    peer_ip: str
+    remote_as: int
+    where: str                        # path inside the file that configures it
+
+
+@dataclass(frozen=True)
+class QosView:
+    lossless: tuple[int, ...]         # priorities with PFC (no-drop)
+    dscp_to_tc: Mapping[int, int]
+    where: str
+
+
+@dataclass
+class DeviceView:
+    """A device as its rendered files describe it, in no vendor's terms."""
+
+    name: str
+    kind: str                         # "switch" or "host"
+    file: str                         # the file its sessions and interfaces were read from
+    asn: int | None = None
+    router_id: str | None = None
+    loopbacks: tuple[str, ...] = ()
+    interfaces: dict[str, PortView] = field(default_factory=dict)
+    sessions: list[Session] = field(default_factory=list)
+    qos: QosView | None = None
+    qos_file: str = ""                # the file its interfaces and QoS were read from
+    routing: Routing | None = None    # the whole routing intent, where the target reads it back completely
+    frr_conf: str | None = None       # the device's own FRR configuration, where it runs FRR (SONiC's bgpd)
+
+
+class Target:
+    """A target: one package of infra/teton/targets/, registered by the `TARGET` it defines."""
+
+    name: ClassVar[str]               # the CLI's name for it (`teton render --only NAME`)
+    summary: ClassVar[str]            # one line for `--help`
+    nos: ClassVar[str | None] = None  # the switch NOS it configures; None for fabric-wide outputs
+    version: ClassVar[str] = "1"      # bumped when the same Fabric would render differently
+
+    def check(self, fabric: Fabric, file: str) -> Iterator[Finding]:
+        """Intents this target cannot spell, as findings with the spec path to change (run by `teton validate`)."""
+        return iter(())
+
+    def render(self, fabric: Fabric, ctx: RenderContext) -> Files:
+        """{path relative to the build folder: text}, validated; SpecError listing every problem."""
+        raise NotImplementedError
+
+    def read_back(self, source: BuildFiles, fabric: Fabric, ctx: RenderContext,
+                  vendor: bool = True) -> tuple[list[DeviceView], list[Finding]]:
+        """Views of the devices whose files this target wrote, and findings (vendor validation when `vendor`)."""
+        return [], []
+
+
+class DeviceTarget(Target):
+    """A switch NOS: `devices/<name>/<file>` for every switch whose `nos` is this target's."""
+
+    nos: ClassVar[str]
+    files: ClassVar[tuple[str, ...]]  # the file names it writes in each device's folder
+
+    def devices(self, fabric: Fabric) -> list[Device]:
+        return fabric.switches(self.nos)
+
+    def render(self, fabric: Fabric, ctx: RenderContext) -> Files:
+        return render_devices(partial(self._render_chunk, fabric, ctx), [d.name for d in self.devices(fabric)])
+
+    def _render_chunk(self, fabric: Fabric, ctx: RenderContext, names: Sequence[str]) -> tuple[Files, list[Finding]]:
+        state = self.chunk_state(ctx)
+        files: Files = {}
+        problems: list[Finding] = []
+        for name in names:
+            f, p = self.render_device(fabric, fabric.devices[name], ctx, state)
+            files.update(f)
+            problems += p
+        return files, problems
+
+    def chunk_state(self, ctx: RenderContext) -> Any:
+        """Something a worker builds once and reuses for its devices (a loaded schema, a templar)."""
+        return None
+
+    def render_device(self, fabric: Fabric, device: Device, ctx: RenderContext,
+                      state: Any) -> tuple[Files, list[Finding]]:
+        raise NotImplementedError
+
+    def read_back(self, source: BuildFiles, fabric: Fabric, ctx: RenderContext,
+                  vendor: bool = True) -> tuple[list[DeviceView], list[Finding]]:
+        names = [d.name for d in self.devices(fabric)]
+        views: list[DeviceView] = []
+        findings: list[Finding] = []
+        for v, f in map_chunks(partial(self._read_chunk, source, fabric, ctx, vendor), names):
+            views += v
+            findings += f
+        return views, findings
+
+    def _read_chunk(self, source: BuildFiles, fabric: Fabric, ctx: RenderContext, vendor: bool,
+                    names: Sequence[str]) -> tuple[list[DeviceView], list[Finding]]:
+        state = self.chunk_state(ctx) if vendor else None
+        views: list[DeviceView] = []
+        findings: list[Finding] = []
+        for name in names:
+            try:
+                view, found = self.read_device(source, fabric.devices[name], state)
+            except BuildFileError as exc:
+                findings.append(Finding(exc.path, "", exc.problem, rule="io"))
+                continue
+            except (ValueError, KeyError, TypeError, AttributeError, IndexError) as exc:
+                findings.append(Finding(f"devices/{name}", "", f"cannot be read back: {type(exc).__name__}: {exc}",
+                                        rule="io"))
+                continue
+            if view is not None:
+                views.append(view)
+            findings += found
+        return views, findings
+
+    def read_device(self, source: BuildFiles, device: Device, state: Any) -> tuple[DeviceView | None, list[Finding]]:
+        """The device's view from its files (None if they cannot be read back: a finding says why); with `state`
+        (vendor checks on), also the vendor's findings."""
+        raise NotImplementedError
+
+    @staticmethod
+    def path(device: str, file: str) -> str:
+        return f"devices/{device}/{file}"

@@ -1,0 +1,153 @@
+"""Validate and render Arista EOS structured configs with pyavd (AVD ``eos_cli_config_gen``).
+
+A *structured config* is a plain dict in the ``eos_cli_config_gen`` schema (one per CTSW/ATSW).  This module
+
+* validates it with pyavd's schema validator and turns every violation (and deprecation) into an `AvdIssue`
+  with a readable path such as ``ethernet_interfaces[3].mtu``;
+* adds the checks pyavd does not make (`teton.targets.eos.checks`);
+* renders the validated data to EOS CLI text, byte-identical to ``pyavd.get_device_config``, but with one reused
+  templar (``get_device_config`` builds a new ``Templar`` per call, whose module loader re-imports the ~200
+  precompiled template modules every time) whose Jinja environment looks up dict fields directly
+  (`_dict_first_getattr`; same results).  Measured CPU time per device (bench/eos_avd_render.py): a 220-link spine
+  (3,250 lines) about 120 ms instead of 200 ms, the 255-line example about 7.5 ms instead of 40 ms.
+
+pyavd 6.4.0 internals used here (checked against its source): ``pyavd.templater.Templar``,
+``pyavd.constants.EOS_CLI_CONFIG_GEN_JINJA2_CONFIG_TEMPLATE`` / ``..._PRECOMPILED_TEMPLATE_PATH`` (exactly what
+``get_device_config`` uses) and ``pyavd._schema.constants.EOS_CLI_CONFIG_GEN_PICKLED_SCHEMA_PATH`` (the schema, for
+the list of top-level keys).  The reused templar is only used for pyavd versions listed in
+`_TEMPLAR_REUSE_VERIFIED`; any other version, or a failed import, falls back to ``pyavd.get_device_config``.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+import jinja2
+import pyavd
+
+from teton.targets.eos.checks import teton_checks
+from teton.targets.eos.issues import ROOT, AvdIssue, AvdValidationError
+
+__all__ = ["AvdIssue", "AvdValidationError", "render_eos_config", "validate_structured_config"]
+
+# pyavd versions whose get_device_config was read and found to be "Templar(precompiled path).render(template, cfg)".
+_TEMPLAR_REUSE_VERIFIED = frozenset({"6.4.0"})
+
+# --------------------------------------------------------------------------------------------------------------
+# validation
+
+
+def validate_structured_config(device: str, cfg: dict) -> list[AvdIssue]:
+    """Every issue in `cfg` (pyavd schema violations and deprecations, plus teton's own checks); [] means valid.
+
+    Never raises on bad data: anything pyavd cannot digest becomes an issue at the root.
+    """
+    return _validate(device, cfg)[0]
+
+
+def _validate(device: str, cfg: Any) -> tuple[list[AvdIssue], dict | None]:
+    """(issues, pyavd's validated and type-coerced data or None)."""
+    if not isinstance(cfg, dict):
+        return [AvdIssue(device, ROOT, f"a structured config is a dict, not {type(cfg).__name__}")], None
+    issues = list(teton_checks(device, cfg))
+    try:
+        result = pyavd.validate_structured_config(cfg)
+    except Exception as exc:  # noqa: BLE001 - e.g. ValueError (not serialisable), RuntimeError (NaN -> bad JSON)
+        return [*issues, AvdIssue(device, ROOT, f"pyavd cannot validate the structured config: {exc}")], None
+    vr = result.validation_result
+    for v in vr.violations:
+        issues.append(AvdIssue(device, _format_path(v.path, cfg), v.message))
+    for d in vr.deprecations:
+        issues.append(AvdIssue(device, _format_path(d.path, cfg), f"deprecated: {d.message}"))
+    if result.validated_data is None and not vr.violations:
+        issues.append(AvdIssue(device, ROOT, "pyavd rejected the structured config without naming a violation"))
+    return issues, result.validated_data
+
+
+def _format_path(parts: list[str], cfg: Any) -> str:
+    """pyavd's ["ethernet_interfaces", "3", "mtu"] -> "ethernet_interfaces[3].mtu" (indexes where cfg has lists)."""
+    out = ""
+    node = cfg
+    for part in parts:
+        if isinstance(node, list) and part.isdigit():
+            out += f"[{part}]"
+            node = node[int(part)] if int(part) < len(node) else None
+        else:
+            out += f".{part}" if out else part
+            node = node.get(part) if isinstance(node, dict) else None
+    return out or ROOT
+
+
+# --------------------------------------------------------------------------------------------------------------
+# rendering
+
+
+def render_eos_config(cfg: dict) -> str:
+    """EOS CLI text (startup-config) for `cfg`, byte-identical to ``pyavd.get_device_config(validated)``.
+
+    `cfg` is validated first (`validate_structured_config`; this also applies pyavd's type coercion, e.g. an int AS
+    number becomes a str), and `AvdValidationError` is raised if any issue is found.  Rendering reuses one templar
+    across calls where pyavd allows it (see the module docstring).
+    """
+    device = str(cfg.get("hostname") or "?") if isinstance(cfg, dict) else "?"
+    issues, validated = _validate(device, cfg)
+    if issues or validated is None:
+        raise AvdValidationError(issues)
+    render = _reused_templar()
+    if render is None:
+        return pyavd.get_device_config(validated)
+    return render(validated)
+
+
+@functools.cache
+def _reused_templar() -> Callable[[dict], str] | None:
+    """One pyavd Templar for the process, or None where only the public API is safe to use."""
+    if pyavd.__version__ not in _TEMPLAR_REUSE_VERIFIED:
+        return None
+    try:
+        from pyavd.constants import (
+            EOS_CLI_CONFIG_GEN_JINJA2_CONFIG_TEMPLATE,
+            EOS_CLI_CONFIG_GEN_JINJA2_PRECOMPILED_TEMPLATE_PATH,
+        )
+        from pyavd.templater import Templar
+
+        templar = Templar(precompiled_templates_path=EOS_CLI_CONFIG_GEN_JINJA2_PRECOMPILED_TEMPLATE_PATH)
+    except Exception:  # noqa: BLE001 - internals moved: use the public API
+        return None
+    env = templar.environment
+    if type(env).getattr is jinja2.Environment.getattr:
+        env.getattr = _dict_first_getattr(env)  # type: ignore[method-assign]
+
+    def render(validated: dict) -> str:
+        return templar.render_template_from_file(
+            template_file=EOS_CLI_CONFIG_GEN_JINJA2_CONFIG_TEMPLATE, template_vars=validated
+        )
+
+    return render
+
+
+def _dict_first_getattr(env: jinja2.Environment) -> Callable[[Any, str], Any]:
+    """Jinja's ``Environment.getattr`` with a shortcut for plain dicts, giving the same result.
+
+    The compiled AVD templates read every field as ``environment.getattr(obj, "field")`` (~500 per Ethernet
+    interface).  Jinja tries ``getattr(obj, "field")`` first, which on a dict raises and catches AttributeError,
+    then ``obj["field"]``, else ``undefined(obj=obj, name="field")``.  For an object of exact type dict and a name
+    that is not an attribute of dict (``dir(dict)``), the first step always raises, so going straight to the item
+    lookup returns the same value; every other case is passed to Jinja unchanged.  This takes about 30% off the
+    render time of a 220-link spine (the ethernet_interfaces template dominates it).
+    """
+    dict_attributes = frozenset(dir(dict))
+    jinja_getattr = jinja2.Environment.getattr
+    undefined = env.undefined
+
+    def getattr_(obj: Any, attribute: str) -> Any:
+        if type(obj) is dict and attribute not in dict_attributes:
+            try:
+                return obj[attribute]
+            except KeyError:
+                return undefined(obj=obj, name=attribute)
+        return jinja_getattr(env, obj, attribute)
+
+    return getattr_

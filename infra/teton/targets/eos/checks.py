@@ -1,0 +1,227 @@
+"""teton's own checks of an EOS structured config: what pyavd 6.4.0 accepts silently.
+
+- unknown top-level keys (the schema root allows any key, so a typo such as ``hostnme`` passes silently);
+- values that are not JSON data (pyavd silently replaces them with the string ``"<not serializable>"``);
+- line breaks in single-line fields (they would inject CLI lines);
+- IP address syntax, host bits and overlapping interface subnets per VRF;
+- BGP AS number syntax and range, router-id and neighbour address syntax.
+"""
+
+from __future__ import annotations
+
+import functools
+import ipaddress
+import json
+import math
+import pickle
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from teton.targets.eos.issues import ROOT, AvdIssue
+
+_JSON_SCALARS = (str, int, float, bool, type(None))
+# str leaves that may legitimately hold several lines (eos_cli, banners.motd/login, aliases, event handler scripts)
+_MULTILINE_KEYS = frozenset({"eos_cli", "motd", "login", "aliases", "bash_command"})
+# interface lists whose ip_address may be "dhcp"
+_DHCP_OK = frozenset({"ethernet_interfaces", "port_channel_interfaces", "vlan_interfaces", "management_interfaces"})
+_INTERFACE_LISTS = (*sorted(_DHCP_OK), "loopback_interfaces", "tunnel_interfaces")
+_ASDOT = re.compile(r"(\d{1,5})\.(\d{1,5})")
+
+
+def teton_checks(device: str, cfg: dict) -> Iterator[AvdIssue]:
+    yield from _unknown_top_level_keys(device, cfg)
+    yield from _data_shape(device, cfg)
+    yield from _interface_addresses(device, cfg)
+    yield from _bgp(device, cfg)
+
+
+@functools.cache
+def _schema_top_level_keys() -> frozenset[str] | None:
+    try:
+        from pyavd._schema.constants import EOS_CLI_CONFIG_GEN_PICKLED_SCHEMA_PATH
+
+        with open(EOS_CLI_CONFIG_GEN_PICKLED_SCHEMA_PATH, "rb") as f:
+            return frozenset(pickle.load(f)["keys"])
+    except Exception:  # noqa: BLE001 - internal layout changed: skip the check rather than fail
+        return None
+
+
+def _unknown_top_level_keys(device: str, cfg: dict) -> Iterator[AvdIssue]:
+    known = _schema_top_level_keys()
+    if known is None:
+        return
+    for key in cfg:
+        if key not in known:
+            yield AvdIssue(device, str(key), "unknown top-level key (pyavd accepts any root key and ignores it)")
+
+
+def _data_shape(device: str, cfg: dict) -> Iterator[AvdIssue]:
+    """Non-JSON values and line breaks in single-line strings.  Fast path: one json.dumps without a hit."""
+    try:
+        text = json.dumps(cfg, allow_nan=False)
+    except (TypeError, ValueError, RecursionError):
+        text = None
+    if text is not None and "\\n" not in text and "\\r" not in text:
+        return
+    yield from _walk_shape(device, cfg, "", None, set())
+
+
+def _walk_shape(device: str, node: Any, path: str, key: str | None, seen: set[int]) -> Iterator[AvdIssue]:
+    where = path or ROOT
+    if isinstance(node, dict | list):
+        if id(node) in seen:
+            yield AvdIssue(device, where, "the structure refers to itself")
+            return
+        seen = seen | {id(node)}
+        if isinstance(node, dict):
+            for k, v in node.items():
+                if not isinstance(k, str):
+                    where_k = f"{path}.{k!r}" if path else repr(k)
+                    yield AvdIssue(device, where_k, f"key of type {type(k).__name__}; keys must be str")
+                yield from _walk_shape(device, v, f"{path}.{k}" if path else str(k), str(k), seen)
+        else:
+            for i, v in enumerate(node):
+                yield from _walk_shape(device, v, f"{path}[{i}]", key, seen)
+    elif not isinstance(node, _JSON_SCALARS):
+        yield AvdIssue(
+            device,
+            where,
+            f"value of type {type(node).__name__} is not JSON data (pyavd would render '<not serializable>')",
+        )
+    elif isinstance(node, float) and not math.isfinite(node):
+        yield AvdIssue(device, where, f"{node} is not a valid number")
+    elif isinstance(node, str) and key not in _MULTILINE_KEYS and ("\n" in node or "\r" in node):
+        yield AvdIssue(device, where, "line break in a single-line value (would inject EOS CLI lines)")
+
+
+def _interface_addresses(device: str, cfg: dict) -> Iterator[AvdIssue]:
+    """IP syntax, host bits, and overlapping subnets per VRF, over every *_interfaces[].ip_address-like field."""
+    subnets: list[tuple[str, _Subnet, str]] = []  # (vrf, subnet, path)
+    for list_key in _INTERFACE_LISTS:
+        items = cfg.get(list_key)
+        if not isinstance(items, list):
+            continue
+        for i, intf in enumerate(items):
+            if not isinstance(intf, dict):
+                continue
+            base = f"{list_key}[{i}]"
+            vrf = str(intf.get("vrf") or "default")
+            fields: list[tuple[str, Any, int]] = [(f"{base}.ip_address", intf.get("ip_address"), 4)]
+            fields += [(f"{base}.ip_address_secondaries[{j}]", a, 4) for j, a in _items(intf, "ip_address_secondaries")]
+            fields.append((f"{base}.ipv6_address", intf.get("ipv6_address"), 6))
+            fields += [(f"{base}.ipv6_addresses[{j}]", a, 6) for j, a in _items(intf, "ipv6_addresses")]
+            for path, value, version in fields:
+                dhcp = value == "dhcp" and path.endswith(".ip_address") and list_key in _DHCP_OK
+                if value is None or dhcp:
+                    continue
+                subnet = _interface_subnet(value, version)
+                if isinstance(subnet, str):
+                    yield AvdIssue(device, path, subnet)
+                elif subnet is not None:
+                    subnets.append((vrf, subnet, path))
+    yield from _overlaps(device, subnets)
+
+
+def _items(d: dict, key: str) -> list[tuple[int, Any]]:
+    v = d.get(key)
+    return list(enumerate(v)) if isinstance(v, list) else []
+
+
+# (ip version, first address, last address, prefix length) of an interface's subnet, as integers
+_Subnet = tuple[int, int, int, int]
+_OCTET = r"(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)"
+_IPV4_CIDR = re.compile(rf"{_OCTET}\.{_OCTET}\.{_OCTET}\.{_OCTET}/(3[0-2]|[12]?\d)")
+
+
+def _interface_subnet(value: Any, version: int) -> _Subnet | str | None:
+    """The subnet of interface address `value` ("A.B.C.D/len" or IPv6 "X::Y/len"), a problem (str), or None to skip."""
+    m = _IPV4_CIDR.fullmatch(value) if version == 4 and isinstance(value, str) else None
+    if m:  # fast path for the common case; ipaddress is ~10x slower
+        a, b, c, d, plen = (int(g) for g in m.groups())
+        ip = a << 24 | b << 16 | c << 8 | d
+        size = 1 << (32 - plen)
+        first = ip & ~(size - 1)
+        subnet = (4, first, first + size - 1, plen)
+    else:
+        kind = "IPv4" if version == 4 else "IPv6"
+        if not isinstance(value, str) or "/" not in value:
+            return f"{value!r} is not an {kind} address with prefix length (address/len)"
+        try:
+            intf = ipaddress.ip_interface(value)
+        except ValueError as exc:
+            return f"{value!r} is not a valid {kind} interface address: {exc}"
+        if intf.version != version:
+            return f"{value!r} is IPv{intf.version}, expected {kind}"
+        if version == 6 and intf.ip.is_link_local:
+            return None  # link-local addresses may repeat on every interface
+        ip, net = int(intf.ip), intf.network
+        subnet = (version, int(net.network_address), int(net.broadcast_address), net.prefixlen)
+    if subnet[0] == 4 and subnet[3] <= 30 and ip in (subnet[1], subnet[2]):
+        return f"{value!r} is the network or broadcast address of {_subnet_text(subnet)}, not a host address"
+    return subnet
+
+
+def _subnet_text(subnet: _Subnet) -> str:
+    version, first, _, plen = subnet
+    return str(ipaddress.ip_network((first, plen)) if version == 4 else ipaddress.IPv6Network((first, plen)))
+
+
+def _overlaps(device: str, subnets: list[tuple[str, _Subnet, str]]) -> Iterator[AvdIssue]:
+    by_vrf: dict[tuple[str, int], list[tuple[_Subnet, str]]] = {}
+    for vrf, subnet, path in subnets:
+        by_vrf.setdefault((vrf, subnet[0]), []).append((subnet, path))
+    for (vrf, _), items in sorted(by_vrf.items()):
+        items.sort(key=lambda sp: (sp[0][1], -sp[0][2]))
+        cover: tuple[_Subnet, str] | None = None  # the subnet seen so far that reaches furthest
+        for subnet, path in items:
+            if cover is not None and subnet[1] <= cover[0][2]:
+                yield AvdIssue(
+                    device,
+                    path,
+                    f"subnet {_subnet_text(subnet)} overlaps {_subnet_text(cover[0])} of {cover[1]} in VRF {vrf}",
+                )
+            if cover is None or subnet[2] > cover[0][2]:
+                cover = (subnet, path)
+
+
+def _bgp(device: str, cfg: dict) -> Iterator[AvdIssue]:
+    bgp = cfg.get("router_bgp")
+    if not isinstance(bgp, dict):
+        return
+    yield from _asn(device, "router_bgp.as", bgp.get("as"))
+    rid = bgp.get("router_id")
+    if rid is not None and not _is_ip(rid, 4):
+        yield AvdIssue(device, "router_bgp.router_id", f"{rid!r} is not an IPv4 address")
+    for list_key in ("peer_groups", "neighbors"):
+        for i, item in _items(bgp, list_key):
+            if not isinstance(item, dict):
+                continue
+            for k in ("remote_as", "local_as"):
+                yield from _asn(device, f"router_bgp.{list_key}[{i}].{k}", item.get(k))
+            address = item.get("ip_address")
+            if list_key == "neighbors" and address is not None and not _is_ip(address, None):
+                yield AvdIssue(device, f"router_bgp.neighbors[{i}].ip_address", f"{address!r} is not an IP address")
+
+
+def _asn(device: str, path: str, value: Any) -> Iterator[AvdIssue]:
+    if value is None:
+        return
+    text = str(value) if isinstance(value, int) and not isinstance(value, bool) else value
+    if isinstance(text, str):
+        if text.isdigit() and 1 <= int(text) <= 4294967295:
+            return
+        m = _ASDOT.fullmatch(text)
+        if m and int(m[1]) <= 65535 and int(m[2]) <= 65535 and (int(m[1]), int(m[2])) != (0, 0):
+            return
+    yield AvdIssue(device, path, f"{value!r} is not a BGP AS number (1-4294967295 or asdot N.M)")
+
+
+def _is_ip(value: Any, version: int | None) -> bool:
+    if not isinstance(value, str):
+        return False
+    try:
+        addr = ipaddress.ip_address(value)
+    except ValueError:
+        return False
+    return version is None or addr.version == version

@@ -1,0 +1,113 @@
+"""An EOS switch's structured config read back into the NOS-neutral view, routing included.
+
+The routing is read from the structured fields that `teton.targets.eos.structured` writes, never from descriptions:
+peer groups (their address family from the address-family that activates them, `passive`, the uplink/downlink side
+from `metadata.type`, timers, password, BFD), neighbours (the local port and address from the interface whose subnet
+holds the neighbour), ECMP width, aggregates, and whether EXPORT_<tag> filters (a rack switch) or not (transit).  EOS
+has no per-peer connect-retry timer, so that one value reads back as None.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from typing import Any
+
+from teton.fabric.intent import BgpTimers, Family, Neighbor, PeerGroup, Routing
+from teton.findings import Finding
+from teton.secrets import referenced_secrets
+from teton.targets.base import DeviceView, PortView, QosView, Session
+
+_DSCP_LINE = re.compile(r"^([\d ]+) to traffic-class (\d+)$")
+_SIDE = {"uplinks": "up", "downlinks": "down"}
+
+
+def _interfaces(cfg: dict[str, Any]) -> dict[str, PortView]:
+    out = {}
+    for n, e in enumerate(cfg.get("ethernet_interfaces", [])):
+        cidrs = tuple(c for c in [e.get("ip_address")] + list(e.get("ipv6_addresses", [])) if c)
+        out[e["name"]] = PortView(e.get("mtu"), cidrs, f"ethernet_interfaces[{n}].mtu")
+    return out
+
+
+def _qos(cfg: dict[str, Any], rel: str) -> tuple[QosView | None, list[Finding]]:
+    lossless: set[int] = set()
+    findings: list[Finding] = []
+    for n, e in enumerate(cfg.get("ethernet_interfaces", [])):
+        pfc = e.get("priority_flow_control") or {}
+        prios = sorted(p["priority"] for p in pfc.get("priorities", []) if p.get("no_drop"))
+        if prios:
+            if lossless and set(prios) != lossless:
+                findings.append(Finding(rel, f"ethernet_interfaces[{n}].priority_flow_control", "no-drop priorities "
+                                        f"{prios} differ from the switch's other ports {sorted(lossless)}",
+                                        rule="qos-mismatch"))
+            lossless |= set(prios)
+    dscp: dict[int, int] = {}
+    for line in cfg.get("qos", {}).get("map", {}).get("dscp", []):
+        if m := _DSCP_LINE.match(str(line)):
+            for d in m.group(1).split():
+                dscp[int(d)] = int(m.group(2))
+    if lossless or dscp:
+        return QosView(tuple(sorted(lossless)), dscp, "qos.map.dscp"), findings
+    return None, findings
+
+
+def _routing(cfg: dict[str, Any], interfaces: dict[str, PortView]) -> Routing | None:
+    bgp = cfg.get("router_bgp")
+    if not isinstance(bgp, dict):
+        return None
+    family: dict[str, Family] = {}
+    for fam in ("ipv4", "ipv6"):
+        for g in bgp.get(f"address_family_{fam}", {}).get("peer_groups", []):
+            if g.get("activate"):
+                family[g["name"]] = fam  # type: ignore[assignment]
+    groups, timers, password, bfd = [], "3 9", None, False
+    for g in bgp.get("peer_groups", []):
+        side = _SIDE.get((g.get("metadata") or {}).get("type", ""), "down" if g.get("passive") else "up")
+        groups.append(PeerGroup(g["name"], family.get(g["name"], "ipv4"), side, bool(g.get("passive"))))  # type: ignore[arg-type]
+        timers = g.get("timers", timers)
+        secrets = referenced_secrets(str(g.get("password", "")))
+        password = next(iter(secrets)) if secrets else password
+        bfd = bfd or bool(g.get("bfd"))
+    owner: dict[str, tuple[str, str]] = {}   # neighbour address -> (local port, local address)
+    for port, view in interfaces.items():
+        for cidr in view.addresses:
+            iface = ipaddress.ip_interface(cidr)
+            for addr in (iface.network.network_address, iface.network.broadcast_address):
+                if addr != iface.ip:
+                    owner[str(addr)] = (port, str(iface.ip))
+    neighbors = []
+    for n in bgp.get("neighbors", []):
+        port, local = owner.get(n["ip_address"], ("", ""))
+        neighbors.append(Neighbor(n["ip_address"], family.get(n["peer_group"], "ipv6" if ":" in n["ip_address"]
+                                                              else "ipv4"),
+                                  int(n["remote_as"]), n["peer_group"], port, local, n.get("description", "")))
+    keepalive, hold = (int(x) for x in str(timers).split())
+    lo = next((x for x in cfg.get("loopback_interfaces", []) if x.get("name") == "Loopback0"), {})
+    aggregates = [a["prefix"] for a in bgp.get("aggregate_addresses", [])]
+    export = {rm["name"]: rm for rm in cfg.get("route_maps", [])}
+    transit = not any(s.get("match") for name, rm in export.items() if name.startswith("EXPORT_")
+                      for s in rm.get("sequence_numbers", []))
+    return Routing(
+        asn=int(bgp["as"]), router_id=bgp["router_id"],
+        groups=tuple(sorted(groups, key=lambda g: (g.direction != "up", g.name))), neighbors=tuple(neighbors),
+        maximum_paths=int(bgp.get("maximum_paths", {}).get("paths", 1)),
+        timers=BgpTimers(keepalive, hold, None), bfd=bfd, password_secret=password,
+        loopback4=lo.get("ip_address"), loopback6=(lo.get("ipv6_addresses") or [None])[0],
+        aggregates4=tuple(a for a in aggregates if ":" not in a), aggregates6=tuple(a for a in aggregates if ":" in a),
+        transit=transit)
+
+
+def read_eos(name: str, cfg: dict[str, Any]) -> tuple[DeviceView, list[Finding]]:
+    rel = f"devices/{name}/structured-config.json"
+    interfaces = _interfaces(cfg)
+    routing = _routing(cfg, interfaces)
+    view = DeviceView(name, "switch", rel, asn=routing.asn if routing else None,
+                      router_id=routing.router_id if routing else None, interfaces=interfaces, qos_file=rel,
+                      routing=routing)
+    if routing is not None:
+        view.loopbacks = tuple(x for x in (routing.loopback4, routing.loopback6) if x)
+        view.sessions = [Session(n.address, n.remote_as, f"router_bgp.neighbors[{k}]")
+                         for k, n in enumerate(routing.neighbors)]
+    view.qos, findings = _qos(cfg, rel)
+    return view, findings

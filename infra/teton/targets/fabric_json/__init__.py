@@ -1,0 +1,21 @@
+"""fabric.json: the whole Fabric, intents included (`teton.fabric.serialize`), so that validate, the twin, diff and
+deploy read the design from the build folder, never from the spec."""
+
+from __future__ import annotations
+
+from teton.fabric.model import Fabric
+from teton.fabric.serialize import dump_fabric
+from teton.targets.base import Files, RenderContext, Target
+
+PATH = "fabric.json"
+
+
+class FabricJsonTarget(Target):
+    name = "fabric"
+    summary = "fabric.json: every device, link, address, ASN and intent of the design"
+
+    def render(self, fabric: Fabric, ctx: RenderContext) -> Files:
+        return {PATH: dump_fabric(fabric)}
+
+
+TARGET = FabricJsonTarget()

@@ -1,0 +1,77 @@
+"""Work on many devices on all cores: forked workers inherit the Fabric (no pickling of the model), each handles a
+contiguous chunk of devices, results come back in device order so output stays deterministic.
+
+Workers die with their parent (Linux PR_SET_PDEATHSIG): a killed `teton render` leaves no worker behind.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import multiprocessing as mp
+import os
+import signal
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+from teton.findings import Finding, SpecError, TetonError
+
+T = TypeVar("T")
+_JOB: tuple[Callable[[Sequence[str]], Any], Sequence[str]] | None = None
+MIN_PER_WORKER = 64   # below this, forking costs more than it saves
+ENV = "TETON_WORKERS"
+_PR_SET_PDEATHSIG = 1
+
+
+def workers() -> int:
+    """Worker processes to use: $TETON_WORKERS (a positive integer), else one per core this process may use."""
+    env = os.environ.get(ENV, "").strip()
+    if env:
+        if not env.isdigit() or int(env) < 1:
+            raise TetonError(f"{ENV}={env!r}: give a positive whole number of worker processes")
+        return int(env)
+    return max(1, len(os.sched_getaffinity(0)))
+
+
+def _die_with_parent(parent: int) -> None:
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):  # not Linux: workers end when their queue closes
+        return
+    if os.getppid() != parent:  # the parent died before prctl took effect
+        os._exit(1)
+
+
+def _run_chunk(bounds: tuple[int, int]) -> Any:
+    assert _JOB is not None
+    fn, names = _JOB
+    return fn(names[bounds[0]:bounds[1]])
+
+
+def render_devices(render_chunk: Callable[[Sequence[str]], tuple[dict[str, str], list[Finding]]],
+                   names: Sequence[str]) -> dict[str, str]:
+    """Files of every device in `names`, rendered in chunks on all cores; SpecError with every finding if any."""
+    files: dict[str, str] = {}
+    problems: list[Finding] = []
+    for f, p in map_chunks(render_chunk, names):
+        files.update(f)
+        problems += p
+    if problems:
+        raise SpecError(problems)
+    return files
+
+
+def map_chunks(fn: Callable[[Sequence[str]], T], names: Sequence[str]) -> list[T]:
+    """[fn(chunk) for chunk in chunks of names], chunks in order, run in forked workers when it pays."""
+    n = min(workers(), max(1, len(names) // MIN_PER_WORKER))
+    if n <= 1 or "fork" not in mp.get_all_start_methods():
+        return [fn(names)]
+    global _JOB
+    size = -(-len(names) // n)
+    bounds = [(i, min(i + size, len(names))) for i in range(0, len(names), size)]
+    _JOB = (fn, names)
+    try:
+        with mp.get_context("fork").Pool(n, initializer=_die_with_parent, initargs=(os.getpid(),)) as pool:
+            return pool.map(_run_chunk, bounds)
+    finally:
+        _JOB = None

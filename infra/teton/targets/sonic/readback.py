@@ -1,0 +1,73 @@
+"""A SONiC switch's files read back into the NOS-neutral view: config_db.json for ports, addresses and QoS, frr.conf
+for the routing bgpd really runs.  Also checks that the two files agree (ASN, BGP_NEIGHBOR vs frr.conf)."""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from typing import Any
+
+from teton.findings import Finding
+from teton.targets.base import DeviceView, PortView, QosView, Session
+
+_NEIGHBOR = re.compile(r"^ neighbor (\S+) remote-as (\d+)$")
+
+
+def frr_sessions(text: str) -> tuple[int | None, str | None, list[Session]]:
+    """(ASN, router-id, sessions) of an frr.conf: what `router bgp` runs."""
+    asn = rid = None
+    sessions = []
+    for n, line in enumerate(text.splitlines(), start=1):
+        if line.startswith("router bgp "):
+            asn = int(line.split()[2])
+        elif line.startswith(" bgp router-id "):
+            rid = line.split()[2]
+        elif m := _NEIGHBOR.match(line):
+            sessions.append(Session(m.group(1), int(m.group(2)), f"line {n}"))
+    return asn, rid, sessions
+
+
+def read_sonic(name: str, db: dict[str, Any], frr: str) -> tuple[DeviceView, list[Finding]]:
+    rel = f"devices/{name}/config_db.json"
+    frr_rel = f"devices/{name}/frr.conf"
+    asn, rid, sessions = frr_sessions(frr)
+    loopbacks = tuple(k.split("|", 1)[1] for k in db.get("LOOPBACK_INTERFACE", {}) if "|" in k)
+    view = DeviceView(name, "switch", frr_rel, asn=asn, router_id=rid, loopbacks=loopbacks, sessions=sessions,
+                      qos_file=rel, frr_conf=frr)
+    findings = []
+    meta_asn = db.get("DEVICE_METADATA", {}).get("localhost", {}).get("bgp_asn")
+    if meta_asn is not None and asn is not None and str(asn) != meta_asn:
+        findings.append(Finding(rel, "DEVICE_METADATA|localhost/bgp_asn", f"{meta_asn} but frr.conf runs router bgp "
+                                f"{asn}", rule="sonic-frr-mismatch"))
+    table = db.get("BGP_NEIGHBOR", {})
+    in_frr = {s.peer_ip: s.remote_as for s in sessions}
+    for ip, row in sorted(table.items()):
+        if ip not in in_frr:
+            findings.append(Finding(rel, f"BGP_NEIGHBOR|{ip}", "not configured in frr.conf", rule="sonic-frr-mismatch"))
+        elif str(in_frr[ip]) != row.get("asn"):
+            findings.append(Finding(rel, f"BGP_NEIGHBOR|{ip}/asn", f"{row.get('asn')} but frr.conf says remote-as "
+                                    f"{in_frr[ip]}", rule="sonic-frr-mismatch"))
+    for ip in sorted(set(in_frr) - set(table)):
+        findings.append(Finding(frr_rel, f"neighbor {ip}", "missing from BGP_NEIGHBOR in config_db.json",
+                                rule="sonic-frr-mismatch"))
+    ports = db.get("PORT", {})
+    addrs: dict[str, list[str]] = defaultdict(list)
+    for key in db.get("INTERFACE", {}):
+        if "|" in key:
+            port, cidr = key.split("|", 1)
+            addrs[port].append(cidr)
+    for port, cidrs in addrs.items():
+        mtu = str(ports.get(port, {}).get("mtu", ""))
+        view.interfaces[port] = PortView(int(mtu) if mtu.isdigit() else None, tuple(cidrs), f"PORT|{port}/mtu")
+    for key, row in db.get("PORT_QOS_MAP", {}).items():
+        pfc = str(row.get("pfc_enable", ""))
+        dscp = db.get("DSCP_TO_TC_MAP", {}).get(row.get("dscp_to_tc_map"), {})
+        q = QosView(tuple(sorted(int(p) for p in pfc.split(",") if p.isdigit())),
+                    {int(k): int(v) for k, v in dscp.items() if str(k).isdigit() and str(v).isdigit()},
+                    f"PORT_QOS_MAP|{key}/pfc_enable")
+        if view.qos is None:
+            view.qos = q
+        elif (q.lossless, q.dscp_to_tc) != (view.qos.lossless, view.qos.dscp_to_tc):
+            findings.append(Finding(rel, q.where, f"port QoS differs from {view.qos.where} on the same switch",
+                                    rule="qos-mismatch"))
+    return view, findings

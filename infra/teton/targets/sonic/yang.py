@@ -1,0 +1,704 @@
+"""Validation of SONiC ``config_db.json`` documents against SONiC's own YANG models, through libyang.
+
+SONiC publishes one YANG module per feature (``sonic-port``, ``sonic-interface``, ...), each with one top-level
+container, one child container per Config DB table and, inside it, ``<TABLE>_LIST`` lists keyed by the
+``|``-separated parts of the Config DB key (or plain containers such as ``DEVICE_METADATA/localhost``).  Config DB
+holds every value as a string, while libyang 2 parses RFC 7951 JSON, where int8..uint32 values must be JSON numbers
+and booleans JSON booleans.  So this module:
+
+1. loads every module of the models folder into one libyang context and indexes, once, how each table is modelled
+   and how each of its fields is encoded;
+2. translates a Config DB dict into RFC 7951 JSON text, one list entry (and one map pair) per line, so that a parse
+   error's line number names the Config DB entry even when libyang's data path is still incomplete;
+3. parses and validates it with libyang and turns each error into a :class:`YangIssue`.
+
+libyang 2.1 stops at the first error.  To report every problem, the validator drops the offending field (or entry)
+and validates again, until the document is clean or :attr:`SonicYangValidator.max_issues` issues were found; errors
+that only follow from a dropped entry (a reference to a port whose own value was bad) are not reported again.
+
+The models folder is found by `find_yang_dir`, in order: the ``yang_dir`` argument (``--yang-dir``) or the
+``TETON_SONIC_YANG_DIR`` environment variable; ``../shared/sonic-yang-models/yang`` beside the repository; the pinned
+upstream commit that ``scripts/setup`` fetches where the network allows.  A validator is not thread-safe (one libyang
+context, and libyang's logging is process-wide): build one per thread.
+
+Known libyang 2.1.30 leak: every evaluation of a ``must`` that compares a union-with-leafref leaf to a literal
+(PFC_WD's ``../ifname != 'GLOBAL'``, ACL_TABLE's ``type = 'CTRLPLANE'``) leaks about 220 bytes inside libyang
+(``set_comp_canonize`` drops a value whose store returned LY_EINCOMPLETE); destroying the context does not reclaim
+it.  That is about 13 KB per validate() of a 128-port RoCE rack switch; a long-running service should validate in a
+worker process that is recycled now and then.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import logging
+import os
+import re
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import libyang
+
+from teton.findings import TetonError
+
+ENV_VAR = "TETON_SONIC_YANG_DIR"
+# infra/teton/targets/sonic/yang.py: parents[4] is the repository root.
+SHARED_YANG_DIR = Path(__file__).resolve().parents[4].parent / "shared" / "sonic-yang-models" / "yang"
+# The sonic-buildimage commit whose src/sonic-yang-models teton is tested with; scripts/setup fetches it here.
+PINNED_COMMIT = "086b03bd"
+CACHED_YANG_DIR = (Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "teton" / "sonic-yang-models"
+                   / PINNED_COMMIT / "yang")
+
+__all__ = ["CACHED_YANG_DIR", "ENV_VAR", "PINNED_COMMIT", "SHARED_YANG_DIR", "SonicYangValidator", "YangIssue",
+           "find_yang_dir"]
+
+
+@dataclass(frozen=True)
+class YangIssue:
+    """One problem found in one device's Config DB."""
+
+    device: str
+    table: str  # Config DB table, e.g. "PORT"
+    key: str  # Config DB key, e.g. "Ethernet0" or "Ethernet0|3"
+    field: str | None  # leaf name, e.g. "mtu"; None when the issue is about the entry or the table
+    message: str  # libyang's message
+
+    def __str__(self) -> str:
+        where = f"{self.table}|{self.key}" if self.key else self.table
+        if self.field is not None:
+            where += f"/{self.field}"
+        return f"{self.device}: {where}: {self.message}"
+
+
+def _has_models(folder: Path) -> bool:
+    try:
+        return folder.is_dir() and any(folder.glob("*.yang"))
+    except OSError:
+        return False
+
+
+def find_yang_dir(explicit: str | Path | None = None) -> Path:
+    """The SONiC YANG models folder: `explicit` or $TETON_SONIC_YANG_DIR, else the shared models beside the repository,
+    else the pinned upstream commit fetched by scripts/setup.  TetonError (one line, the three ways) if none has any."""
+    given = explicit if explicit is not None else os.environ.get(ENV_VAR) or None
+    if given is not None:
+        folder = Path(given)
+        if not _has_models(folder):
+            why = "is not a folder" if not folder.is_dir() else "holds no .yang files"
+            raise TetonError(f"SONiC YANG models: {folder} {why} (from {'--yang-dir' if explicit else ENV_VAR}); "
+                             "point it at sonic-buildimage's src/sonic-yang-models/yang-models")
+        return folder
+    for folder in (SHARED_YANG_DIR, CACHED_YANG_DIR):
+        if _has_models(folder):
+            return folder
+    raise TetonError("SONiC YANG models not found: give --yang-dir DIR (or TETON_SONIC_YANG_DIR), or place "
+                     f"sonic-yang-models beside the repository ({SHARED_YANG_DIR}), or run scripts/setup where GitHub "
+                     f"is reachable (it fetches sonic-buildimage@{PINNED_COMMIT} into {CACHED_YANG_DIR.parent})")
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# Encoding of Config DB values as RFC 7951 JSON text.  An encoder takes a Config DB value and returns JSON text.
+
+_INT_BOUNDS = {
+    "int8": (-(2**7), 2**7 - 1),
+    "int16": (-(2**15), 2**15 - 1),
+    "int32": (-(2**31), 2**31 - 1),
+    "uint8": (0, 2**8 - 1),
+    "uint16": (0, 2**16 - 1),
+    "uint32": (0, 2**32 - 1),
+}
+_INT_RE = re.compile(r"[+-]?[0-9]+")
+_quote = json.encoder.encode_basestring_ascii  # type: ignore[attr-defined]
+
+Encoder = Callable[[Any], str]
+
+
+def _scalar_text(value: Any) -> str | None:
+    """Config DB only has strings: take a stray JSON number or boolean as its string; None for anything else."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return str(value)
+    return None
+
+
+def _other(value: Any) -> str:
+    """A value that is not a string: a number or boolean is sent as its string; a list, object or null is passed on
+    as it is, and libyang reports it."""
+    text = _scalar_text(value)
+    return _quote(text) if text is not None else json.dumps(value, default=str)
+
+
+def _enc_string(value: Any) -> str:
+    # string, enumeration, identityref, bits, binary, decimal64, int64, uint64, instance-identifier: JSON strings.
+    return _quote(value) if isinstance(value, str) else _other(value)
+
+
+def _enc_int(value: Any) -> str:
+    # int8..uint32: JSON numbers.  A value that is no integer stays a string, and libyang reports it.
+    if isinstance(value, str):
+        return str(int(value)) if _INT_RE.fullmatch(value) else _quote(value)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    return _other(value)
+
+
+def _enc_bool(value: Any) -> str:
+    if isinstance(value, str):
+        return value if value in ("true", "false") else _quote(value)
+    return ("true" if value else "false") if isinstance(value, bool) else _other(value)
+
+
+def _enc_empty(value: Any) -> str:
+    return "[null]" if value in ("", None) else _enc_string(value)
+
+
+def _enc_union(int_bounds: tuple[tuple[int, int], ...], has_bool: bool) -> Encoder:
+    """A union value is encoded as the member type that takes it (RFC 7951 section 6.10): a number if an int8..uint32
+    member's bounds take it, a boolean if a boolean member does, else a string."""
+
+    def encode(value: Any) -> str:
+        text = _scalar_text(value)
+        if text is None:
+            return _other(value)
+        if int_bounds and _INT_RE.fullmatch(text):
+            number = int(text)
+            if any(lo <= number <= hi for lo, hi in int_bounds):
+                return str(number)
+        if has_bool and text in ("true", "false"):
+            return text
+        return _quote(text)
+
+    return encode
+
+
+def _enc_leaf_list(item: Encoder) -> Encoder:
+    """A leaf-list: a JSON list in config_db.json, or a comma-separated string (as Redis' ``field@`` holds it)."""
+
+    def encode(value: Any) -> str:
+        if isinstance(value, str):
+            value = [v for v in value.split(",") if v != ""]
+        if isinstance(value, list):
+            return "[" + ",".join(item(v) for v in value) + "]"
+        return _other(value)
+
+    return encode
+
+
+def _encoder_for(node: libyang.SLeaf | libyang.SLeafList) -> Encoder:
+    ytype = node.type()
+    bases = list(ytype.basenames())  # leafrefs resolved to their target's type, unions flattened
+    if ytype.base() == libyang.Type.UNION or len(set(bases)) > 1:
+        int_bounds = tuple(_INT_BOUNDS[b] for b in dict.fromkeys(bases) if b in _INT_BOUNDS)
+        has_bool = "boolean" in bases
+        item = _enc_union(int_bounds, has_bool) if (int_bounds or has_bool) else _enc_string
+    elif bases and bases[0] in _INT_BOUNDS:
+        item = _enc_int
+    elif bases and bases[0] == "boolean":
+        item = _enc_bool
+    elif bases and bases[0] == "empty":
+        item = _enc_empty
+    else:
+        item = _enc_string
+    return _enc_leaf_list(item) if isinstance(node, libyang.SLeafList) else item
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# Schema index: how each Config DB table is modelled.
+
+
+@dataclass
+class _Map:
+    """The inner key/value list of a map table (DSCP_TO_TC_MAP, CABLE_LENGTH, ...): Config DB field -> value."""
+
+    name: str
+    key_prefix: str  # '{"dscp":'
+    key_encode: Encoder
+    value_prefix: str  # ',"tc":'
+    value_encode: Encoder
+
+
+@dataclass
+class _Shape:
+    """A list (one Config DB key per entry) or a container (one fixed Config DB key) inside a table container."""
+
+    name: str
+    is_list: bool
+    key_names: tuple[str, ...] = ()
+    key_encoders: tuple[tuple[str, Encoder], ...] = ()  # ('"name":', encoder) per key leaf
+    leaves: dict[str, tuple[str, Encoder]] = field(default_factory=dict)  # name -> ('"mtu":', encoder)
+    inner: _Map | None = None
+
+
+@dataclass
+class _Table:
+    name: str
+    top: str  # "<module>:<top container>", e.g. "sonic-port:sonic-port"
+    containers: dict[str, _Shape] = field(default_factory=dict)
+    lists: dict[int, _Shape] = field(default_factory=dict)  # by number of key parts
+    shapes: dict[str, _Shape] = field(default_factory=dict)  # by schema node name
+
+
+def _shape(node: libyang.SList | libyang.SContainer) -> _Shape:
+    is_list = isinstance(node, libyang.SList)
+    shape = _Shape(name=node.name(), is_list=is_list)
+    if is_list:
+        keys = list(node.keys())
+        shape.key_names = tuple(k.name() for k in keys)
+        shape.key_encoders = tuple((_quote(k.name()) + ":", _encoder_for(k)) for k in keys)
+    for child in node.children():  # lys_getnext: choice/case are transparent
+        if child.config_false():
+            continue
+        if isinstance(child, libyang.SLeaf) and child.is_key():
+            continue
+        if isinstance(child, libyang.SLeaf | libyang.SLeafList):
+            shape.leaves[child.name()] = (_quote(child.name()) + ":", _encoder_for(child))
+        elif isinstance(child, libyang.SList) and shape.inner is None:
+            keys = list(child.keys())
+            values = [c for c in child.children() if isinstance(c, libyang.SLeaf) and not c.is_key()]
+            if len(keys) == 1 and len(values) == 1:
+                shape.inner = _Map(
+                    name=child.name(),
+                    key_prefix="{" + _quote(keys[0].name()) + ":",
+                    key_encode=_encoder_for(keys[0]),
+                    value_prefix="," + _quote(values[0].name()) + ":",
+                    value_encode=_encoder_for(values[0]),
+                )
+    return shape
+
+
+def _index(ctx: libyang.Context, module_names: list[str]) -> dict[str, _Table]:
+    tables: dict[str, _Table] = {}
+    for module_name in module_names:
+        module = ctx.get_module(module_name)
+        for top in module.children():
+            if not isinstance(top, libyang.SContainer) or top.config_false():
+                continue
+            for tnode in top.children():
+                if not isinstance(tnode, libyang.SContainer) or tnode.config_false():
+                    continue
+                children = [c for c in tnode.children() if not c.config_false()]
+                # Config DB tables hold only lists and containers (event modules' containers hold leaves).
+                if not children or not all(isinstance(c, libyang.SList | libyang.SContainer) for c in children):
+                    continue
+                table = _Table(name=tnode.name(), top=f"{module.name()}:{top.name()}")
+                for child in children:
+                    shape = _shape(child)
+                    table.shapes[shape.name] = shape
+                    if shape.is_list:
+                        # The lists of one table differ by their number of keys (INTERFACE: name / name|ip-prefix).
+                        table.lists.setdefault(len(shape.key_names), shape)
+                    else:
+                        table.containers[shape.name] = shape
+                tables.setdefault(table.name, table)
+    return tables
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# libyang's errors (message and data path) come through the "libyang" Python logger.
+
+_capture = threading.local()
+
+
+class _CaptureFilter(logging.Filter):
+    """While a validation runs in this thread, keep libyang's records for it and keep them out of the logs."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        sink = getattr(_capture, "sink", None)
+        if sink is None:
+            return True
+        args = record.args if isinstance(record.args, tuple) else ()
+        if args:
+            sink.append((str(args[0]), str(args[1]) if len(args) > 1 else ""))
+        else:
+            sink.append((record.getMessage(), ""))
+        return False
+
+
+_FILTER = _CaptureFilter()
+_LIBYANG_LOG = logging.getLogger("libyang")
+if not any(isinstance(f, _CaptureFilter) for f in _LIBYANG_LOG.filters):
+    _LIBYANG_LOG.addFilter(_FILTER)
+
+_DATA_LOC = re.compile(r'[Dd]ata location "(.*)"')
+_SCHEMA_LOC = re.compile(r'[Ss]chema location "([^"]*)"')
+_LINE = re.compile(r"[Ll]ine number (\d+)")
+_EXC_TAIL = re.compile(r": ((?:Schema location|Data location|Line number) .*)$")
+_UNKNOWN_NODE = re.compile(r'^Node "([^"]+)" not found')
+_LEAFREF_VALUE = re.compile(r'^Invalid leafref value "(.*)" - no target instance "([^"]*)"')
+_UNION_VALUE = re.compile(r'^Invalid union value "(.*)" - no matching subtype found')
+_PREDICATE = re.compile(r"""\[([^=\]]+)=(?:'([^']*)'|"([^"]*)")\]""")
+
+
+def _segments(path: str) -> list[tuple[str, list[tuple[str, str]]]]:
+    """Split a libyang path into (node name, [(key, value), ...]) segments; key values may hold '/'."""
+    out: list[tuple[str, list[tuple[str, str]]]] = []
+    i, n = 0, len(path)
+    while i < n:
+        if path[i] == "/":
+            i += 1
+            continue
+        start = i
+        quote = ""
+        depth = 0
+        while i < n:
+            ch = path[i]
+            if quote:
+                if ch == quote:
+                    quote = ""
+            elif ch in "'\"":
+                quote = ch
+            elif ch == "[":
+                depth += 1
+            elif ch == "]":
+                depth -= 1
+            elif ch == "/" and depth == 0:
+                break
+            i += 1
+        seg = path[start:i]
+        bracket = seg.find("[")
+        name = seg if bracket < 0 else seg[:bracket]
+        preds = [] if bracket < 0 else [(k.strip(), a or b) for k, a, b in _PREDICATE.findall(seg[bracket:])]
+        out.append((name.split(":")[-1], preds))
+    return out
+
+
+def _canonical(part: str) -> str:
+    """A key part as libyang may print it in a path: IP addresses and prefixes in canonical form, else lower case."""
+    try:
+        if "/" in part:
+            return str(ipaddress.ip_interface(part))
+        return str(ipaddress.ip_address(part))
+    except ValueError:
+        return part.lower()
+
+
+def _message(msg: str) -> str:
+    msg = " ".join(msg.split())  # must-condition messages quote multi-line XPath
+    return msg[:-1] if msg.endswith(".") else msg
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# The document being validated: one item per Config DB entry of a modelled table.
+
+
+@dataclass
+class _Item:
+    table: _Table
+    shape: _Shape
+    key: str  # Config DB key
+    members: dict[str, str]  # JSON member text ('"mtu":9100') by leaf name; list keys first
+    pairs: list[tuple[str, str]] = field(default_factory=list)  # map tables: (Config DB field, JSON object text)
+    alive: bool = True
+    _text: str | None = None
+
+    def text(self) -> str:
+        """The JSON object of this entry (for a map table, without the closing '[...]}' of its pairs)."""
+        if self._text is None:
+            body = ",".join(self.members.values())
+            if self.pairs:
+                self._text = "{" + body + ("," if body else "") + _quote(self.shape.inner.name) + ":["  # type: ignore[union-attr]
+            else:
+                self._text = "{" + body + "}"
+        return self._text
+
+    def drop_field(self, fld: str) -> bool:
+        if fld in self.members and fld not in self.shape.key_names:
+            del self.members[fld]
+        else:
+            kept = [(name, pair) for name, pair in self.pairs if name != fld]
+            if len(kept) == len(self.pairs):
+                return False
+            self.pairs = kept
+        self._text = None
+        return True
+
+
+class SonicYangValidator:
+    """Validates SONiC Config DB documents against the SONiC YANG models (load once, validate many)."""
+
+    max_issues = 100  # stop after this many issues for one document
+
+    def __init__(self, yang_dir: str | Path | None = None):
+        self.yang_dir = find_yang_dir(yang_dir)
+        files = sorted(self.yang_dir.glob("*.yang"))
+        libyang.configure_logging(True, logging.ERROR)  # errors carry their data path
+        names = [f.stem.split("@")[0] for f in files]
+        try:
+            self._ctx = libyang.Context(str(self.yang_dir))
+            for name in names:  # every module before walking the schema: libyang 2 recompiles on each load
+                self._ctx.load_module(name)
+            self._tables = _index(self._ctx, names)
+        except libyang.LibyangError as exc:
+            raise TetonError(f"SONiC YANG models in {self.yang_dir} do not load: {exc}") from None
+
+    # -- public API ---------------------------------------------------------------------------------------------------
+
+    @property
+    def tables(self) -> list[str]:
+        """Every Config DB table the models describe."""
+        return sorted(self._tables)
+
+    def unmodelled_tables(self, config_db: dict) -> list[str]:
+        """Tables of `config_db` that no model describes (validate() skips them)."""
+        if not isinstance(config_db, dict):
+            return []
+        return sorted(str(t) for t in config_db if t not in self._tables)
+
+    def validate(self, device: str, config_db: dict) -> list[YangIssue]:
+        """Every issue libyang finds in `config_db`, tables without a model skipped; [] means valid.  Never raises
+        on bad data."""
+        issues: list[YangIssue] = []
+        if not isinstance(config_db, dict):
+            return [YangIssue(device, "", "", None, "config_db is not a JSON object")]
+        items = self._translate(device, config_db, issues)
+        self._check(device, items, issues)
+        return issues
+
+    # -- translation --------------------------------------------------------------------------------------------------
+
+    def _translate(self, device: str, config_db: dict, issues: list[YangIssue]) -> list[_Item]:
+        items: list[_Item] = []
+        for tname, entries in config_db.items():
+            table = self._tables.get(tname)
+            if table is None:
+                continue
+            if not isinstance(entries, dict):
+                issues.append(YangIssue(device, tname, "", None, "table is not a JSON object"))
+                continue
+            for key, fields in entries.items():
+                key = str(key)
+                if not isinstance(fields, dict):
+                    issues.append(YangIssue(device, tname, key, None, "entry is not a JSON object"))
+                    continue
+                shape = table.containers.get(key)
+                if shape is not None:
+                    members: dict[str, str] = {}
+                else:
+                    parts = key.split("|")
+                    shape = table.lists.get(len(parts))
+                    if shape is None:
+                        issues.append(YangIssue(device, tname, key, None, self._no_shape(table, key)))
+                        continue
+                    members = {
+                        name: prefix + encode(part)
+                        for name, (prefix, encode), part in zip(shape.key_names, shape.key_encoders, parts, strict=True)
+                    }
+                conflicts: list[str] = []
+                pairs = self._fill(shape, fields, members, conflicts)
+                for name in conflicts:
+                    issues.append(YangIssue(device, tname, key, name, f'field "{name}" contradicts the key "{key}"'))
+                items.append(_Item(table, shape, key, members, pairs))
+        return items
+
+    @staticmethod
+    def _no_shape(table: _Table, key: str) -> str:
+        if not table.lists:
+            return f'"{key}" is not an entry of {table.name} (the model has: {", ".join(table.containers)})'
+        keys = " or ".join("|".join(s.key_names) for _, s in sorted(table.lists.items()))
+        extra = f" (or one of: {', '.join(table.containers)})" if table.containers else ""
+        return f'key "{key}" has {key.count("|") + 1} part(s) but {table.name} is keyed by {keys}{extra}'
+
+    @staticmethod
+    def _fill(shape: _Shape, fields: dict, members: dict[str, str], conflicts: list[str]) -> list[tuple[str, str]]:
+        """Encode the fields of one entry into `members` (keys already there); return the pairs of a map table.  A
+        field named like a key leaf is dropped, and listed in `conflicts` when its value differs from the key."""
+        leaves = shape.leaves
+        inner = shape.inner
+        pairs: list[tuple[str, str]] = []
+        for name, value in fields.items():
+            name = str(name)
+            if name.endswith("@"):  # Redis' marker of a comma-separated leaf-list
+                name = name[:-1]
+            leaf = leaves.get(name)
+            if name in shape.key_names:
+                prefix, encode = shape.key_encoders[shape.key_names.index(name)]
+                if prefix + encode(value) != members.get(name):
+                    conflicts.append(name)
+            elif leaf is not None:
+                text = leaf[1](value)
+                if text != "[]":  # an empty leaf-list is no instance at all
+                    members[name] = leaf[0] + text
+            elif name == "NULL" and value == "NULL":  # Redis' placeholder of an entry without fields
+                continue
+            elif inner is not None:
+                pair = inner.key_prefix + inner.key_encode(name) + inner.value_prefix + inner.value_encode(value)
+                pairs.append((name, pair + "}"))
+            else:
+                members[name] = _quote(name) + ":" + _enc_string(value)  # not in the model: libyang reports it
+        return pairs
+
+    @staticmethod
+    def _serialize(items: list[_Item]) -> tuple[str, dict[int, tuple[_Item, str | None]]]:
+        """RFC 7951 JSON text with every list entry, container and map pair on its own line, and the map from line
+        number to (item, Config DB field of the map pair on that line or None)."""
+        grouped: dict[str, dict[str, dict[str, list[_Item]]]] = {}
+        for item in items:
+            if item.alive:
+                grouped.setdefault(item.table.top, {}).setdefault(item.table.name, {}).setdefault(
+                    item.shape.name, []
+                ).append(item)
+        out = ["{"]
+        lines: dict[int, tuple[_Item, str | None]] = {}
+
+        def emit(prefix: str, item: _Item, suffix: str) -> None:
+            out.append(prefix + item.text() + ("" if item.pairs else suffix))
+            lines[len(out)] = (item, None)
+            if item.pairs:
+                last = len(item.pairs) - 1
+                for k, (fld, pair) in enumerate(item.pairs):
+                    out.append(pair + ("," if k < last else ""))
+                    lines[len(out)] = (item, fld)
+                out.append("]}" + suffix)
+
+        for t, (top, tables) in enumerate(grouped.items()):
+            if t:
+                out[-1] += ","
+            out.append(_quote(top) + ":{")
+            for i, (tname, shapes) in enumerate(tables.items()):
+                if i:
+                    out[-1] += ","
+                out.append(_quote(tname) + ":{")
+                for j, (sname, members) in enumerate(shapes.items()):
+                    if j:
+                        out[-1] += ","
+                    if members[0].shape.is_list:
+                        out.append(_quote(sname) + ":[")
+                        last = len(members) - 1
+                        for k, item in enumerate(members):
+                            emit("", item, "," if k < last else "")
+                        out.append("]")
+                    else:
+                        emit(_quote(sname) + ":", members[0], "")
+                out.append("}")
+            out.append("}")
+        out.append("}")
+        return "\n".join(out), lines
+
+    # -- validation ---------------------------------------------------------------------------------------------------
+
+    def _parse(self, text: str) -> list[tuple[str, str]]:
+        """libyang's errors for `text` as (message, location) pairs; [] if it is valid."""
+        libyang.configure_logging(True, logging.ERROR)  # process-wide: someone may have changed it since __init__
+        sink: list[tuple[str, str]] = []
+        _capture.sink = sink
+        try:
+            dnode = self._ctx.parse_data_mem(text, "json", strict=True, no_state=True, validate_present=True)
+        except libyang.LibyangError as exc:
+            if not sink:  # no record came through the logger: fall back on the exception's text
+                msg = str(exc).removeprefix("failed to parse data tree: ")
+                tail = _EXC_TAIL.search(msg)
+                sink.append((msg[: tail.start()], tail.group(1)) if tail else (msg, ""))
+            return sink
+        finally:
+            _capture.sink = None
+        if dnode is not None:
+            dnode.free()
+        return []
+
+    def _check(self, device: str, items: list[_Item], issues: list[YangIssue]) -> None:
+        """Validate, report the error, drop its cause and validate again, until clean or max_issues."""
+        reported: set[tuple[str, str, str | None]] = {(i.table, i.key, i.field) for i in issues}
+        dropped: dict[str, set[str]] = {}  # key part of a dropped entry -> tables it was dropped from
+        count = len(issues)
+
+        def report(table: str, key: str, fld: str | None, msg: str) -> None:
+            nonlocal count
+            if (table, key, fld) in reported or self._is_cascade(msg, table, dropped):
+                return
+            reported.add((table, key, fld))
+            issues.append(YangIssue(device, table, key, fld, _message(msg)))
+            count += 1
+
+        def drop(item: _Item) -> None:
+            item.alive = False
+            for part in item.key.split("|"):
+                dropped.setdefault(part, set()).add(item.table.name)
+
+        for _ in range(self.max_issues * 4):
+            if count >= self.max_issues:
+                return
+            text, lines = self._serialize(items)
+            errors = self._parse(text)
+            if not errors:
+                return
+            msg, loc = errors[0]
+            if not self._handle(msg, loc, items, lines, report, drop):
+                return
+
+    @staticmethod
+    def _is_cascade(msg: str, table: str, dropped: dict[str, set[str]]) -> bool:
+        """Whether `msg` is about a reference to an entry dropped because of its own, already reported, issue."""
+        ref = _LEAFREF_VALUE.match(msg)
+        if ref:
+            target = _segments(ref.group(2))
+            return len(target) > 1 and target[1][0] in dropped.get(ref.group(1), ())
+        union = _UNION_VALUE.match(msg)  # a union holding a leafref, e.g. PFC_WD/QUEUE/PORT_QOS_MAP ifname
+        return bool(union) and bool(dropped.get(union.group(1), set()) - {table})
+
+    def _handle(self, msg: str, loc: str, items: list[_Item], lines: dict, report: Callable, drop: Callable) -> bool:
+        """Report one libyang error and drop what caused it; False when it cannot be located (then stop)."""
+        data_m = _DATA_LOC.search(loc)
+        schema_m = _SCHEMA_LOC.search(loc)
+        line_m = _LINE.search(loc)
+        path = data_m.group(1) if data_m else (schema_m.group(1) if schema_m else "")
+        segs = _segments(path)
+        item, line_fld = lines.get(int(line_m.group(1)), (None, None)) if line_m else (None, None)
+        table = item.table if item else (self._tables.get(segs[1][0]) if len(segs) > 1 else None)
+        shape = item.shape if item else (table.shapes.get(segs[2][0]) if table and len(segs) > 2 else None)
+
+        # Field: the node below the entry (a key leaf means the entry itself; the map list means one of its pairs).
+        fld: str | None = line_fld
+        if fld is None and len(segs) > 3 and shape is not None:
+            name, preds = segs[3]
+            if shape.inner is not None and name == shape.inner.name:
+                fld = preds[0][1] if preds else None
+            elif name not in shape.key_names:
+                fld = name
+        unknown = _UNKNOWN_NODE.match(msg)
+        if unknown and fld is None:
+            fld = unknown.group(1)
+
+        if item is None and shape is not None and data_m is None and msg.startswith("Mandatory node") and fld:
+            # Only the schema location is given: every entry of that list or container lacking the leaf is at fault.
+            culprits = [i for i in items if i.alive and i.shape is shape and fld not in i.members]
+            for culprit in culprits:
+                report(culprit.table.name, culprit.key, fld, msg)
+                drop(culprit)
+            return bool(culprits)
+
+        if item is None and shape is not None and len(segs) > 2:
+            item = self._find(items, shape, segs[2][1])
+
+        if item is None:
+            report(table.name if table else "", "", fld, msg)
+            return False
+        report(item.table.name, item.key, fld, msg)
+        if fld is None or not item.drop_field(fld):
+            drop(item)
+        return True
+
+    @staticmethod
+    def _find(items: list[_Item], shape: _Shape, preds: list[tuple[str, str]]) -> _Item | None:
+        """The entry of `shape` whose key matches a data path's predicates (libyang gives canonical values)."""
+        candidates = [i for i in items if i.alive and i.shape is shape]
+        if not shape.is_list:
+            return candidates[0] if candidates else None
+        values = dict(preds)
+        if any(k not in values for k in shape.key_names):
+            return None
+        wanted = "|".join(values[k] for k in shape.key_names)
+        for item in candidates:
+            if item.key == wanted:
+                return item
+        canonical = [_canonical(values[k]) for k in shape.key_names]
+        for item in candidates:
+            if [_canonical(p) for p in item.key.split("|")] == canonical:
+                return item
+        return None

@@ -1,0 +1,127 @@
+"""Cross-device rules over what the rendered files say (NOS-neutral views read back by the targets):
+
+- every BGP session is configured on both ends, with matching addresses and ASNs;
+- MTU agrees at both ends of every link (ends are paired by their shared /31 or /127);
+- the lossless priority and the DSCP map are the same on every backend switch and on the hosts;
+- RoCE's DSCP lands in a lossless (PFC) class and the CNP's DSCP does not, everywhere;
+- no two devices share a router-id.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from collections import Counter, defaultdict
+
+from teton.fabric.intent import Qos
+from teton.findings import Finding
+from teton.targets import DeviceView
+
+
+def check_bgp_sessions(views: list[DeviceView]) -> list[Finding]:
+    """Every session exists on both ends with matching addresses and ASNs."""
+    owner: dict[str, tuple[DeviceView, str]] = {}   # address -> (view, the address with its prefix length)
+    for v in views:
+        for port in v.interfaces.values():
+            for c in port.addresses:
+                owner[c.split("/")[0]] = (v, c)
+    sessions = {(v.name, s.peer_ip): s for v in views for s in v.sessions}
+    out = []
+    for v in views:
+        for s in v.sessions:
+            if s.peer_ip not in owner:
+                out.append(Finding(v.file, s.where, f"neighbor {s.peer_ip} is no address of any device",
+                                   rule="bgp-session"))
+                continue
+            peer, peer_cidr = owner[s.peer_ip]
+            local = _local_address(v, peer_cidr, owner)
+            if peer.asn != s.remote_as:
+                out.append(Finding(v.file, s.where, f"neighbor {s.peer_ip} ({peer.name}) has ASN {peer.asn}, "
+                                   f"configured remote-as {s.remote_as}", rule="bgp-session"))
+            back = sessions.get((peer.name, local)) if local else None
+            if back is None:
+                out.append(Finding(v.file, s.where, f"{peer.name} has no session back to {local or v.name}",
+                                   rule="bgp-session"))
+    return out
+
+
+def _local_address(v: DeviceView, peer_cidr: str, owner: dict[str, tuple[DeviceView, str]]) -> str | None:
+    """v's own address on the point-to-point subnet of `peer_cidr` (the other end of the /31 or /127)."""
+    iface = ipaddress.ip_interface(peer_cidr)
+    if iface.network.prefixlen not in (31, 127):
+        return None
+    for other in (iface.network.network_address, iface.network.broadcast_address):
+        if other != iface.ip and owner.get(str(other), (None,))[0] is v:
+            return str(other)
+    return None
+
+
+def check_mtu(views: list[DeviceView]) -> list[Finding]:
+    """Both ends of every point-to-point link (paired by their /31 or /127) have the same MTU."""
+    ends: dict[str, list[tuple[DeviceView, str, int | None, str]]] = defaultdict(list)
+    for v in views:
+        for name, port in v.interfaces.items():
+            for c in port.addresses:
+                net = ipaddress.ip_interface(c).network
+                if net.prefixlen in (31, 127):
+                    ends[str(net)].append((v, name, port.mtu, port.where))
+    out: dict[tuple[str, str, str, str], Finding] = {}
+    for net in sorted(ends):
+        e = ends[net]
+        if len(e) == 2 and e[0][2] != e[1][2]:
+            (va, pa, ma, wa), (vb, pb, mb, _) = e
+            out.setdefault((va.name, pa, vb.name, pb), Finding(
+                va.qos_file, wa, f"MTU {ma} on {va.name} {pa} but {mb} on {vb.name} {pb} (link {net})",
+                rule="mtu-mismatch"))
+    return list(out.values())
+
+
+def check_qos(views: list[DeviceView]) -> list[Finding]:
+    """The lossless priority and the DSCP map are the same everywhere RoCE runs (switches and hosts)."""
+    with_qos = [(v, v.qos) for v in views if v.qos is not None]
+    if not with_qos:
+        return []
+    key = Counter((q.lossless, tuple(sorted(q.dscp_to_tc.items()))) for _, q in with_qos)
+    (lossless, dscp), _ = key.most_common(1)[0]
+    bad: dict[tuple[str, str, str], list[str]] = defaultdict(list)   # (file, where, problem) -> devices
+    for v, q in with_qos:
+        if q.lossless != lossless:
+            bad[(v.qos_file, q.where, f"lossless priority {list(q.lossless)} but {list(lossless)} everywhere "
+                 "else")].append(v.name)
+        elif tuple(sorted(q.dscp_to_tc.items())) != dscp:
+            diff = sorted(d for d, tc in q.dscp_to_tc.items() if dict(dscp).get(d) != tc)
+            bad[(v.qos_file, q.where, f"DSCP map differs from every other device's for DSCP {diff[:8]}")].append(
+                v.name)
+    return _grouped(bad, "qos-mismatch")
+
+
+def check_lossless_class(views: list[DeviceView], qos: Qos | None) -> list[Finding]:
+    """RoCE's DSCP (as the design says) maps to a PFC-protected class and the CNP's DSCP to one that is not."""
+    if qos is None:
+        return []
+    bad: dict[tuple[str, str, str], list[str]] = defaultdict(list)
+    for v in views:
+        q = v.qos
+        if q is None:
+            continue
+        roce, cnp = q.dscp_to_tc.get(qos.roce_dscp), q.dscp_to_tc.get(qos.cnp_dscp)
+        if roce not in q.lossless:
+            bad[(v.qos_file, q.where, f"RoCE's DSCP {qos.roce_dscp} maps to traffic class {roce}, which has no PFC "
+                 f"(lossless: {list(q.lossless)}): RoCE would be dropped under congestion")].append(v.name)
+        if cnp in q.lossless:
+            bad[(v.qos_file, q.where, f"the CNP DSCP {qos.cnp_dscp} maps to the lossless class {cnp}: congestion "
+                 "notifications would queue behind the RoCE they are about")].append(v.name)
+    return _grouped(bad, "qos-lossless")
+
+
+def _grouped(bad: dict[tuple[str, str, str], list[str]], rule: str) -> list[Finding]:
+    return [Finding(file, where, f"{names[0]}{f' and {len(names) - 1} more' if len(names) > 1 else ''}: {problem}",
+                    rule=rule) for (file, where, problem), names in sorted(bad.items())]
+
+
+def check_router_ids(views: list[DeviceView]) -> list[Finding]:
+    seen: dict[str, list[DeviceView]] = defaultdict(list)
+    for v in views:
+        if v.router_id:
+            seen[v.router_id].append(v)
+    return [Finding(vs[1].file, "router-id", f"router-id {rid} is also {vs[0].name}'s", rule="router-id-clash")
+            for rid, vs in sorted(seen.items()) if len(vs) > 1]

@@ -1,0 +1,327 @@
+"""teton.targets.eos.avd: pyavd validation and EOS CLI rendering of CTSW/ATSW structured configs."""
+
+from __future__ import annotations
+
+import copy
+import ipaddress
+import re
+from pathlib import Path
+
+import jinja2
+import pyavd
+import pytest
+import yaml
+
+from teton.secrets import PREFIX, referenced_secrets, resolve, secret_ref
+from teton.targets.eos import avd as eos_avd
+from teton.targets.eos.avd import AvdIssue, AvdValidationError, render_eos_config, validate_structured_config
+
+EXAMPLE = Path(__file__).parent / "data" / "eos_ctsw.yaml"
+DEVICE = "z01-ctsw01"
+
+# every secret the example references, by the name given to secret_ref()
+EXAMPLE_SECRETS = {
+    "aaa_key",
+    "bgp_backend",
+    "enable_password_sha512",
+    "local_admin_sha512",
+    "snmpv3_auth",
+    "snmpv3_priv",
+}
+# structured-config keys whose values are secrets (eos_cli_config_gen schema)
+SECRET_KEYS = {"key", "password", "sha512_password", "auth_passphrase", "priv_passphrase"}
+
+
+def example_config() -> dict:
+    return yaml.safe_load(EXAMPLE.read_text())
+
+
+def spine_config(n_down: int = 192, n_up: int = 28) -> dict:
+    """The example CTSW scaled to n_down RTSW downlinks and n_up ATSW uplinks, numbered as the design stage does
+    for the reference spec (7808R3: 36 ports per line card from slot 3; a /31 per RTSW uplink, 16 CTSW planes)."""
+    cfg = example_config()
+    template = cfg["ethernet_interfaces"][0]
+    interfaces, neighbors = [], []
+    for k in range(n_down + n_up):
+        slot, port = 3 + k // 36, 1 + k % 36
+        down = k < n_down
+        if down:
+            peer, peer_port, group, asn = f"z01-r{k + 1:03d}-rtsw", "Ethernet64", "RTSW", str(4201001001 + k)
+            local = ipaddress.ip_address("10.1.0.0") + 32 * k
+            remote = local + 1
+        else:
+            j = k - n_down
+            peer, peer_port, group, asn = f"atsw{j + 1:02d}", "Ethernet3/1/1", "ATSW", "4200000000"
+            remote = ipaddress.ip_address("10.1.192.0") + 2 * j
+            local = remote + 1
+        intf = copy.deepcopy(template)
+        intf.update(
+            name=f"Ethernet{slot}/{port}/1",
+            description=f"P2P {peer} {peer_port}",
+            ip_address=f"{local}/31",
+            metadata={"peer": peer, "peer_interface": peer_port, "peer_type": group.lower()},
+        )
+        interfaces.append(intf)
+        neighbors.append(
+            {"ip_address": str(remote), "peer_group": group, "remote_as": asn, "description": f"{peer}_{peer_port}"}
+        )
+    cfg["ethernet_interfaces"] = interfaces
+    cfg["router_bgp"]["neighbors"] = neighbors
+    return cfg
+
+
+def block(text: str, header: str) -> list[str]:
+    """The indented lines under the top-level line `header` of EOS CLI text."""
+    lines = text.splitlines()
+    start = lines.index(header)
+    body = []
+    for line in lines[start + 1 :]:
+        if not line.startswith(" "):
+            break
+        body.append(line.strip())
+    return body
+
+
+@pytest.fixture(scope="module")
+def rendered() -> str:
+    return render_eos_config(example_config())
+
+
+# --- the example --------------------------------------------------------------------------------------------------
+
+
+def test_example_ctsw_config_validates_without_issues() -> None:
+    assert validate_structured_config(DEVICE, example_config()) == []
+
+
+def test_render_is_byte_identical_to_pyavd_get_device_config(rendered: str) -> None:
+    validated = pyavd.validate_structured_config(example_config()).validated_data
+    assert validated is not None
+    assert rendered == pyavd.get_device_config(validated)
+
+
+def test_render_of_a_220_link_spine_is_byte_identical_to_pyavd() -> None:
+    cfg = spine_config()
+    assert validate_structured_config(DEVICE, cfg) == []
+    text = render_eos_config(cfg)
+    assert text == pyavd.get_device_config(pyavd.validate_structured_config(cfg).validated_data)
+    assert text.count("priority-flow-control priority 3 no-drop") == 220
+    assert "   neighbor 10.1.192.54 remote-as 4200000000" in text.splitlines()
+
+
+def test_render_reuses_one_templar_on_verified_pyavd() -> None:
+    # Fails after a pyavd upgrade until its get_device_config is re-read and the version added to the verified set.
+    assert pyavd.__version__ in eos_avd._TEMPLAR_REUSE_VERIFIED
+    assert eos_avd._reused_templar() is not None
+    assert eos_avd._reused_templar() is eos_avd._reused_templar()
+
+
+def test_render_falls_back_to_get_device_config_without_templar(monkeypatch: pytest.MonkeyPatch, rendered: str) -> None:
+    monkeypatch.setattr(eos_avd, "_reused_templar", lambda: None)
+    assert render_eos_config(example_config()) == rendered
+
+
+def test_dict_first_getattr_returns_what_jinja_getattr_returns() -> None:
+    env = jinja2.Environment(undefined=jinja2.StrictUndefined)
+    fast = eos_avd._dict_first_getattr(env)
+    data = {"mtu": 9214, "items": "a field named like a dict method", "none": None}
+    for obj, name in [(data, "mtu"), (data, "none"), (data, "items"), (data, "keys"), ([1], "append"), ("s", "upper")]:
+        assert fast(obj, name) == jinja2.Environment.getattr(env, obj, name)
+    missing = fast(data, "description")
+    assert isinstance(missing, jinja2.StrictUndefined) and missing._undefined_name == "description"
+
+
+def test_rendered_text_states_the_roce_spine_facts(rendered: str) -> None:
+    lines = rendered.splitlines()
+    assert "hostname z01-ctsw01" in lines
+    # QoS: DSCP 26 -> TC 3 lossless, CNP DSCP 48 -> TC 6 strict, PFC watchdog 200 ms
+    assert "qos map dscp 26 to traffic-class 3" in lines
+    assert "qos map dscp 48 to traffic-class 6" in lines
+    assert "priority-flow-control pause watchdog default timeout 0.2" in lines
+    assert "priority-flow-control pause watchdog action drop" in lines
+    profile = block(rendered, "qos profile QOS-ROCE-400G")
+    assert profile[profile.index("tx-queue 6") + 2] == "priority strict"
+    assert "random-detect ecn minimum-threshold 150 kbytes maximum-threshold 1500 kbytes" in profile
+    # every fabric link: routed, jumbo, trusts DSCP, PFC no-drop on priority 3, RoCE QoS profile
+    downlink = block(rendered, "interface Ethernet3/1/1")
+    assert downlink == [
+        "description P2P z01-r001-rtsw Ethernet64",
+        "no shutdown",
+        "mtu 9100",
+        "no switchport",
+        "ip address 10.1.0.0/31",
+        "service-profile QOS-ROCE-400G",
+        "qos trust dscp",
+        "priority-flow-control on",
+        "priority-flow-control priority 3 no-drop",
+    ]
+    # BGP
+    bgp = block(rendered, "router bgp 4200000101")
+    assert "neighbor 10.1.0.1 remote-as 4201001001" in bgp
+    assert "neighbor 10.1.0.1 peer group RTSW" in bgp
+    assert "neighbor 10.1.192.0 remote-as 4200000000" in bgp
+    assert "neighbor RTSW timers 1 3" in bgp
+    assert "no bgp default ipv4-unicast" in bgp
+    assert "redistribute connected route-map RM-CONN-2-BGP" in bgp
+    # management plane lives in VRF MGMT
+    assert "vrf MGMT" in block(rendered, "interface Management0")
+    assert "ip access-group ACL-MGMT-IN vrf MGMT in" in block(rendered, "management ssh")
+    assert "ip access-group ACL-CPP-MGMT vrf MGMT in" in block(rendered, "system control-plane")
+    assert "ntp server vrf MGMT 192.0.2.123 prefer iburst" in lines
+
+
+def test_secrets_appear_only_as_references(rendered: str) -> None:
+    def secret_values(node: object) -> list[str]:
+        if isinstance(node, dict):
+            found = [v for k, v in node.items() if k in SECRET_KEYS and isinstance(v, str)]
+            return found + [s for v in node.values() for s in secret_values(v)]
+        if isinstance(node, list):
+            return [s for v in node for s in secret_values(v)]
+        return []
+
+    values = secret_values(example_config())
+    assert values and all(re.fullmatch(PREFIX + r"[A-Za-z0-9_]+", v) for v in values)
+    assert referenced_secrets(rendered) == EXAMPLE_SECRETS
+    lines = rendered.splitlines()
+    assert f"enable password sha512 {secret_ref('enable_password_sha512')}" in lines
+    assert f"tacacs-server host 192.0.2.49 vrf MGMT key 7 {secret_ref('aaa_key')}" in lines
+    assert (
+        f"snmp-server user teton GRP-NMS-RO v3 auth sha256 {secret_ref('snmpv3_auth')}"
+        f" priv aes {secret_ref('snmpv3_priv')}"
+    ) in lines
+    assert f"   neighbor RTSW password 7 {secret_ref('bgp_backend')}" in lines
+    # nothing but a reference where a secret goes, and no SNMP community (v1/v2c plaintext) at all
+    secret_slot = re.compile(r"\b(?:key 7|secret sha512|password sha512|password 7|auth sha256|priv aes) (\S+)")
+    assert all(m.group(1).startswith(PREFIX) for line in lines for m in secret_slot.finditer(line))
+    assert not any(line.startswith("snmp-server community") for line in lines)
+    # every reference resolves at deploy time
+    resolved = resolve(rendered, {name: f"<{name}>" for name in EXAMPLE_SECRETS})
+    assert PREFIX not in resolved
+
+
+# --- validation ---------------------------------------------------------------------------------------------------
+
+
+def test_mtu_out_of_range_names_the_interface_index_and_mtu() -> None:
+    cfg = example_config()
+    cfg["ethernet_interfaces"][3]["mtu"] = 99999
+    issues = validate_structured_config(DEVICE, cfg)
+    assert [i.path for i in issues] == ["ethernet_interfaces[3].mtu"]
+    assert "65535" in issues[0].message
+    assert str(issues[0]).startswith(f"{DEVICE}: ethernet_interfaces[3].mtu: ")
+
+
+def test_string_where_an_int_goes_is_an_issue() -> None:
+    cfg = example_config()
+    cfg["ethernet_interfaces"][0]["mtu"] = "jumbo"
+    assert validate_structured_config(DEVICE, cfg) == [
+        AvdIssue(DEVICE, "ethernet_interfaces[0].mtu", "Invalid type 'Str'. Expected 'Int'.")
+    ]
+
+
+def test_numeric_string_and_int_asn_are_coerced_not_reported() -> None:
+    cfg = example_config()
+    cfg["ethernet_interfaces"][0]["mtu"] = "9100"
+    cfg["router_bgp"]["as"] = 4200000101
+    assert validate_structured_config(DEVICE, cfg) == []
+    assert "router bgp 4200000101" in render_eos_config(cfg).splitlines()
+
+
+@pytest.mark.parametrize(
+    "garbage",
+    [
+        {"ethernet_interfaces": "x"},
+        {"ethernet_interfaces": [None, 1, "x"]},
+        {"router_bgp": []},
+        {"hostname": float("nan")},
+        {"hostname": ipaddress.ip_address("10.0.0.1")},
+        {("tuple", "key"): 1},
+        {"ethernet_interfaces": [{"name": "Ethernet1", "ip_address": 31}]},
+        None,
+        [],
+        "text",
+    ],
+    ids=repr,
+)
+def test_validate_never_raises_on_garbage(garbage: object) -> None:
+    issues = validate_structured_config(DEVICE, garbage)  # type: ignore[arg-type]
+    assert issues and all(isinstance(i, AvdIssue) for i in issues)
+
+
+def test_validate_reports_a_self_referencing_structure() -> None:
+    cfg: dict = {"hostname": "x"}
+    cfg["metadata"] = cfg
+    assert validate_structured_config(DEVICE, cfg)
+
+
+def test_unknown_nested_key_is_reported_by_pyavd() -> None:
+    cfg = example_config()
+    cfg["ethernet_interfaces"][1]["mtuu"] = 9100
+    assert [i.path for i in validate_structured_config(DEVICE, cfg)] == ["ethernet_interfaces[1].mtuu"]
+
+
+def test_unknown_top_level_key_is_reported_although_pyavd_accepts_it() -> None:
+    cfg = example_config()
+    cfg["hostnme"] = "z01-ctsw01"
+    assert pyavd.validate_structured_config(cfg).validated_data is not None  # pyavd: root allows other keys
+    assert [i.path for i in validate_structured_config(DEVICE, cfg)] == ["hostnme"]
+
+
+def test_deprecated_key_is_reported() -> None:
+    cfg = example_config()
+    del cfg["ip_tacacs"]
+    cfg["ip_tacacs_source_interfaces"] = [{"name": "Management0", "vrf": "MGMT"}]
+    issues = validate_structured_config(DEVICE, cfg)
+    assert [i.path for i in issues] == ["ip_tacacs_source_interfaces"]
+    assert issues[0].message.startswith("deprecated: ")
+
+
+def test_ip_syntax_is_checked_by_teton_because_pyavd_does_not() -> None:
+    cfg = example_config()
+    cfg["ethernet_interfaces"][0]["ip_address"] = "10.1.0.300/31"
+    cfg["ethernet_interfaces"][1]["ip_address"] = "10.1.0.32"
+    cfg["loopback_interfaces"][0]["ip_address"] = "10.0.0.0/24"
+    cfg["router_bgp"]["router_id"] = "10.0.0"
+    cfg["router_bgp"]["neighbors"][0]["ip_address"] = "10.1.0.x"
+    assert pyavd.validate_structured_config(cfg).validated_data is not None
+    assert [i.path for i in validate_structured_config(DEVICE, cfg)] == [
+        "ethernet_interfaces[0].ip_address",
+        "ethernet_interfaces[1].ip_address",
+        "loopback_interfaces[0].ip_address",
+        "router_bgp.router_id",
+        "router_bgp.neighbors[0].ip_address",
+    ]
+
+
+def test_overlapping_interface_subnets_are_reported_per_vrf() -> None:
+    cfg = example_config()
+    cfg["ethernet_interfaces"][1]["ip_address"] = "10.1.0.1/31"  # same /31 as Ethernet3/1/1
+    issues = validate_structured_config(DEVICE, cfg)
+    assert [i.path for i in issues] == ["ethernet_interfaces[1].ip_address"]
+    assert "overlaps 10.1.0.0/31 of ethernet_interfaces[0].ip_address" in issues[0].message
+    cfg["ethernet_interfaces"][1]["vrf"] = "OTHER"
+    assert [i.path for i in validate_structured_config(DEVICE, cfg)] == []
+
+
+def test_bad_as_numbers_are_reported() -> None:
+    cfg = example_config()
+    cfg["router_bgp"]["as"] = "4294967296"
+    cfg["router_bgp"]["neighbors"][2]["remote_as"] = "RTSW"
+    assert [i.path for i in validate_structured_config(DEVICE, cfg)] == [
+        "router_bgp.as",
+        "router_bgp.neighbors[2].remote_as",
+    ]
+
+
+def test_line_break_in_a_description_is_reported() -> None:
+    cfg = example_config()
+    cfg["ethernet_interfaces"][0]["description"] = "z01-r001-rtsw\nusername evil privilege 15 nopassword"
+    assert [i.path for i in validate_structured_config(DEVICE, cfg)] == ["ethernet_interfaces[0].description"]
+
+
+def test_render_refuses_a_config_with_issues() -> None:
+    cfg = example_config()
+    cfg["ethernet_interfaces"][3]["mtu"] = 99999
+    with pytest.raises(AvdValidationError) as err:
+        render_eos_config(cfg)
+    assert [i.path for i in err.value.issues] == ["ethernet_interfaces[3].mtu"]
