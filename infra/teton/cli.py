@@ -62,6 +62,9 @@ def main() -> None:
     """teton: GPU training clusters as code (spec -> fabric -> configs -> deploy)."""
 
 
+SPEC_TIMEOUT = click.option("--spec-timeout", type=click.FloatRange(min=0, min_open=True), default=None,
+                            metavar="SECONDS", help="how long a Python spec may run (default 60, or "
+                            "$TETON_SPEC_TIMEOUT)")
 YANG_DIR = click.option("--yang-dir", type=click.Path(), envvar="TETON_SONIC_YANG_DIR",
                         help="SONiC YANG models (default: ../shared/sonic-yang-models/yang beside the repo, then the "
                         "copy scripts/setup fetched)")
@@ -72,8 +75,10 @@ YANG_DIR = click.option("--yang-dir", type=click.Path(), envvar="TETON_SONIC_YAN
 @click.option("--rendered", type=click.Path(file_okay=False), help="also check a rendered build folder: vendor "
               "schemas (SONiC YANG, pyavd) and cross-device rules (BGP both ends, MTU, QoS, router-ids)")
 @YANG_DIR
+@SPEC_TIMEOUT
 @click.option("--json", "as_json", is_flag=True, help="findings as JSON")
-def validate(spec: str | None, rendered: str | None, yang_dir: str | None, as_json: bool) -> None:
+def validate(spec: str | None, rendered: str | None, yang_dir: str | None, spec_timeout: float | None,
+             as_json: bool) -> None:
     """Check SPEC (schema, then every rule over the spec and its fabric) and/or a rendered build folder."""
     from teton.build import load_and_design
 
@@ -83,7 +88,7 @@ def validate(spec: str | None, rendered: str | None, yang_dir: str | None, as_js
     summary = []
     if spec is not None:
         with _bad_input(as_json), _progress("validating"):
-            designed = load_and_design(spec)
+            designed = load_and_design(spec, timeout=spec_timeout)
         findings += designed.warnings
         summary.append(f"{spec}: valid ({len(designed.fabric.devices)} devices, {len(designed.fabric.links)} links)")
     if rendered is not None:
@@ -104,14 +109,15 @@ def validate(spec: str | None, rendered: str | None, yang_dir: str | None, as_js
 
 @main.command()
 @click.argument("spec", type=click.Path(dir_okay=False))
+@SPEC_TIMEOUT
 @click.option("--json", "as_json", is_flag=True, help="figures as JSON, for scripts")
-def plan(spec: str, as_json: bool) -> None:
+def plan(spec: str, spec_timeout: float | None, as_json: bool) -> None:
     """Figures of SPEC's cluster, computed from its fabric."""
     from teton.build import load_and_design
     from teton.fabric.plan import plan as figures
 
     with _bad_input(as_json), _progress("designing"):
-        designed = load_and_design(spec)
+        designed = load_and_design(spec, timeout=spec_timeout)
     p = figures(designed.fabric)
     if as_json:
         click.echo(json.dumps(p, indent=1, sort_keys=True))
@@ -147,9 +153,10 @@ def _print_plan(p: dict[str, Any]) -> None:
               help="render only these targets (repeatable) and keep the other targets' files of the existing build")
 @click.option("--force", is_flag=True, help="replace an output folder that is not a teton build")
 @YANG_DIR
+@SPEC_TIMEOUT
 @click.option("--json", "as_json", is_flag=True, help="summary as JSON")
 def render(spec: str, output: str | None, only: tuple[str, ...], force: bool, yang_dir: str | None,
-           as_json: bool) -> None:
+           spec_timeout: float | None, as_json: bool) -> None:
     """Render every artifact of SPEC into a build folder, atomically, with manifest.json."""
     from teton.build import build
 
@@ -159,7 +166,8 @@ def render(spec: str, output: str | None, only: tuple[str, ...], force: bool, ya
                 status.update(f"{'writing the build' if name == 'writing' else f'rendering {name}'}")
 
         result = build(spec, Path(output) if output else None, only=only or None,
-                       yang_dir=Path(yang_dir) if yang_dir else None, force=force, progress=step)
+                       yang_dir=Path(yang_dir) if yang_dir else None, force=force, progress=step,
+                       timeout=spec_timeout)
     _report(result.warnings, False)
     summary = {"output": str(result.path), "files": result.files, "rendered": list(result.rendered),
                "kept": list(result.kept)}

@@ -18,9 +18,10 @@ def test_lab_has_every_device_and_link(lab_fabric: Fabric):
 def test_rtsw_port_i_goes_to_nic_i_of_its_hosts(lab_fabric: Fabric):
     rtsw = lab_fabric.devices["z01-r002-rtsw"]
     down = [i for i in rtsw.interfaces if i.kind == "host-rtsw"]
-    assert [(i.index, i.peer, i.peer_port) for i in down[:2]] == [(0, "z01-r002-h1", "be0"), (1, "z01-r002-h1", "be1")]
-    assert (down[8].index, down[8].peer, down[8].peer_port) == (8, "z01-r002-h2", "be0")
-    assert all(i.name == f"Ethernet{4 * i.index}" for i in down)
+    assert [(i.ordinal, i.peer, i.peer_port) for i in down[:2]] == [(0, "z01-r002-h1", "be0"),
+                                                                     (1, "z01-r002-h1", "be1")]
+    assert (down[8].ordinal, down[8].peer, down[8].peer_port) == (8, "z01-r002-h2", "be0")
+    assert all(i.name == f"Ethernet{4 * i.ordinal}" for i in down)
 
 
 def test_rtsw_uplink_j_goes_to_ctsw_j_of_its_zone(lab_fabric: Fabric):

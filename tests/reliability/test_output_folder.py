@@ -20,7 +20,8 @@ from pathlib import Path
 import pytest
 
 from teton.build import output
-from teton.build.output import MANIFEST, OutputError, is_teton_build, publish
+from teton.build.output import OutputError, publish
+from teton.manifest import MANIFEST, is_teton_build
 
 INFRA = Path(output.__file__).resolve().parents[2]
 

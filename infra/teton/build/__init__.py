@@ -13,7 +13,6 @@ written atomically with its manifest.  The CLI, the twin, the tests and the Pulu
 from __future__ import annotations
 
 import hashlib
-import json
 import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -21,23 +20,22 @@ from pathlib import Path
 from typing import Any
 
 from teton import targets
-from teton.build.output import MANIFEST, publish
+from teton.build.output import publish
 from teton.checks import check_fabric, check_spec, errors
 from teton.design import design
 from teton.fabric.model import Fabric
 from teton.fabric.plan import plan
 from teton.findings import Finding, SpecError
+from teton.manifest import MANIFEST, manifest_text, read_manifest
 from teton.spec.load import load_spec, spec_lines, with_lines
 from teton.spec.model import Cluster
 from teton.targets import Files, RenderContext
 
-FORMAT = 2
 Progress = Callable[[str], None]
 
 
 @dataclass(frozen=True)
 class Designed:
-    spec_file: str
     cluster: Cluster
     fabric: Fabric
     warnings: list[Finding]
@@ -53,10 +51,11 @@ class Build:
     kept: tuple[str, ...]           # targets whose files were kept from the previous build (`only`)
 
 
-def load_and_design(path: str | Path) -> Designed:
-    """Load, check and design the spec at `path`; raises SpecError with every error found."""
+def load_and_design(path: str | Path, *, timeout: float | None = None) -> Designed:
+    """Load, check and design the spec at `path`; raises SpecError with every error found.  `timeout` bounds a
+    Python spec's run (see `teton.spec.load.load_spec`)."""
     file = str(path)
-    cluster = load_spec(path)
+    cluster = load_spec(path, timeout)
     findings = check_spec(cluster, file) + list(targets.check_nos(cluster, file))
     if errors(findings):
         raise SpecError(with_lines(findings, spec_lines(path)))
@@ -65,7 +64,7 @@ def load_and_design(path: str | Path) -> Designed:
     findings = with_lines(findings, spec_lines(path)) if findings else findings
     if errors(findings):
         raise SpecError(findings)
-    return Designed(file, cluster, fabric, findings)
+    return Designed(cluster, fabric, findings)
 
 
 def render(fabric: Fabric, ctx: RenderContext, only: tuple[str, ...] | None = None,
@@ -83,21 +82,6 @@ def render(fabric: Fabric, ctx: RenderContext, only: tuple[str, ...] | None = No
 
 def _sha(content: str | bytes) -> str:
     return hashlib.sha256(content.encode("utf-8") if isinstance(content, str) else content).hexdigest()
-
-
-def manifest_text(entries: dict[str, dict[str, Any]], figures: dict[str, Any], versions: dict[str, str]) -> str:
-    return json.dumps({"generator": "teton", "format": FORMAT, "files": dict(sorted(entries.items())),
-                       "plan": figures, "targets": dict(sorted(versions.items()))},
-                      indent=1, sort_keys=True, allow_nan=False) + "\n"
-
-
-def read_manifest(folder: Path) -> dict[str, Any] | None:
-    """The manifest of a teton build folder, or None when there is none or it is unreadable."""
-    try:
-        data = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError):
-        return None
-    return data if isinstance(data, dict) and isinstance(data.get("files"), dict) else None
 
 
 def write(out: Path, rendered: dict[str, Files], figures: dict[str, Any], *, force: bool = False,
@@ -141,9 +125,10 @@ def write(out: Path, rendered: dict[str, Files], figures: dict[str, Any], *, for
 
 
 def build(spec: str | Path, out: Path | None = None, *, only: tuple[str, ...] | None = None,
-          yang_dir: Path | None = None, force: bool = False, progress: Progress | None = None) -> Build:
+          yang_dir: Path | None = None, force: bool = False, progress: Progress | None = None,
+          timeout: float | None = None) -> Build:
     """Design `spec` and write its build folder (default build/<cluster>/)."""
-    designed = load_and_design(spec)
+    designed = load_and_design(spec, timeout=timeout)
     return build_fabric(designed.fabric, out or Path("build") / designed.cluster.name, only=only, yang_dir=yang_dir,
                         force=force, progress=progress, warnings=designed.warnings)
 

@@ -41,7 +41,6 @@ from __future__ import annotations
 import ctypes
 import errno
 import fcntl
-import json
 import os
 import pwd
 import shutil
@@ -53,37 +52,15 @@ from functools import cache
 from pathlib import Path
 
 from teton.findings import TetonError
+from teton.manifest import MANIFEST, is_teton_build
 
-MANIFEST = "manifest.json"
-GENERATOR = "teton"
 RENAME_EXCHANGE = 2  # linux/fs.h
 _AT_FDCWD = -100  # linux/fcntl.h
 _NO_EXCHANGE = {errno.EINVAL, errno.ENOSYS, errno.ENOTSUP, errno.EOPNOTSUPP}
-_MANIFEST_MAX = 256 * 1024 * 1024  # a teton manifest is a few MB at most; do not read a huge stranger
 
 
 class OutputError(TetonError):
     """A build folder cannot be published: a one-line message saying what path, what is wrong, what to do."""
-
-
-def is_teton_build(path: Path | str) -> bool:
-    """True when `path` is a folder whose manifest.json is a teton manifest.  Never raises.
-
-    A teton manifest is a JSON object with `"generator": "teton"`, or (builds from before that field
-    existed) a JSON object with both `"files"` and `"plan"` keys.
-    """
-    try:
-        folder = Path(path)
-        if not folder.is_dir():
-            return False
-        manifest = folder / MANIFEST
-        st = manifest.stat()
-        if not stat.S_ISREG(st.st_mode) or st.st_size > _MANIFEST_MAX:
-            return False
-        data = json.loads(manifest.read_bytes())
-    except Exception:  # noqa: BLE001 - unreadable, not JSON, too deep...: not a teton build
-        return False
-    return isinstance(data, dict) and (data.get("generator") == GENERATOR or ("files" in data and "plan" in data))
 
 
 def publish(out: Path, fill: Callable[[Path], None], *, force: bool = False, lock_timeout: float = 600.0) -> Path:

@@ -12,7 +12,7 @@ class Port(NamedTuple):
     """One front-panel port of a switch model, used or not."""
 
     name: str                  # as the NOS names it: EthernetN (SONiC, by first lane), EthernetS/P/1 (EOS), 1/C/N (IB)
-    index: int                 # position in the model's port list, 0-based
+    ordinal: int               # position in the model's port list, 0-based
     slot: int                  # line card or port module (PIM) holding it; 1 on a fixed switch
     position: int              # port number on that slot, 1-based
     speed_gbps: int            # native speed

@@ -59,16 +59,11 @@ class Routing:
     aggregates6: tuple[str, ...]
     transit: bool                            # passes on what it learns (spines); else sends only what it originates
 
-    def originated(self, family: Family) -> tuple[str, ...]:
-        """The prefixes this switch originates in `family`: its loopback and its aggregates."""
-        lo = self.loopback4 if family == "ipv4" else self.loopback6
-        aggs = self.aggregates4 if family == "ipv4" else self.aggregates6
-        return ((lo,) if lo else ()) + aggs
-
     def families(self) -> tuple[Family, ...]:
         """Address families that have at least one neighbour, IPv4 first."""
         present = {n.family for n in self.neighbors}
-        return tuple(f for f in ("ipv4", "ipv6") if f in present)  # type: ignore[return-value]
+        order: tuple[Family, ...] = ("ipv4", "ipv6")
+        return tuple(f for f in order if f in present)
 
 
 QueueRole = Literal["lossless", "cnp", "best-effort"]
@@ -77,7 +72,7 @@ QueueRole = Literal["lossless", "cnp", "best-effort"]
 class Queue(NamedTuple):
     """One egress queue (= traffic class = priority group key) and how it is scheduled."""
 
-    index: int
+    tc: int                    # traffic class = queue = priority
     role: QueueRole
     strict: bool               # strict priority (CNPs) or weighted round robin
     weight: int                # DWRR weight when not strict

@@ -28,7 +28,7 @@ class Interface(NamedTuple):
     """One used port of a device, as the device sees it."""
 
     name: str
-    index: int                 # position in the model's port list (0-based); NIC order on a host
+    ordinal: int               # position in the model's port list (0-based); NIC order on a host
     speed_gbps: int
     mtu: int
     kind: str                  # link kind, e.g. "host-rtsw"
@@ -67,10 +67,6 @@ class Device:
     routing: Routing | None = None         # switches: eBGP as designed
     qos: Qos | None = None                 # backend switches and GPU hosts: the RoCE QoS
     management: Management | None = None   # switches: the management plane
-
-    @property
-    def is_switch(self) -> bool:
-        return self.nos is not None
 
     def interface(self, name: str) -> Interface | None:
         for i in self.interfaces:

@@ -5,7 +5,7 @@ Layout (one record per line, so a review diff shows the devices and links that c
     {"fabric": {cluster, site, backend, format, oversubscription_targets, qos, management, models, columns},
      "devices": [one device per line: placement, ASN, loopbacks, management address, prefixes, flags],
      "routing": [one switch per line: its routing intent; peer groups and neighbours as rows of `columns`],
-     "links":   [one link per line: kind, speed, medium, MTU, both ends with port index and addresses]}
+     "links":   [one link per line: kind, speed, medium, MTU, both ends with port ordinal and addresses]}
 
 Interfaces are not written: they are the links seen from each end, and loading rebuilds them in link order (the order
 the design wired them).  A device's full port map comes from its model, which is written under "models".
@@ -50,7 +50,7 @@ class FabricFormatError(ValueError):
 def _qos(q: Qos) -> dict[str, Any]:
     return {"roce_dscp": q.roce_dscp, "cnp_dscp": q.cnp_dscp, "lossless_priority": q.lossless_priority,
             "cnp_priority": q.cnp_priority, "dscp_to_tc": list(q.dscp_to_tc), "pfc_priorities": list(q.pfc_priorities),
-            "queues": [[x.index, x.role, x.strict, x.weight] for x in q.queues],
+            "queues": [[x.tc, x.role, x.strict, x.weight] for x in q.queues],
             "ecn": None if q.ecn is None else {"min_kbytes": q.ecn.min_kbytes, "max_kbytes": q.ecn.max_kbytes,
                                                "mark_percent": q.ecn.mark_percent},
             "watchdog": None if q.watchdog is None else {
@@ -85,8 +85,8 @@ def _routing(name: str, r: Routing) -> dict[str, Any]:
                           for n in r.neighbors]}
 
 
-def _end(e: End, index: int) -> dict[str, Any]:
-    return {"device": e.device, "port": e.port, "index": index, "ipv4": e.ipv4, "ipv6": e.ipv6}
+def _end(e: End, ordinal: int) -> dict[str, Any]:
+    return {"device": e.device, "port": e.port, "ordinal": ordinal, "ipv4": e.ipv4, "ipv6": e.ipv6}
 
 
 def _link(link: Link, index: Mapping[tuple[str, str], int]) -> dict[str, Any]:
@@ -104,7 +104,7 @@ def dump_fabric(f: Fabric) -> str:
             "models": {n: m.model_dump(mode="json") for n, m in sorted(f.models.items())},
             "columns": {"groups": list(GROUP_COLUMNS), "neighbors": list(NEIGHBOR_COLUMNS)},
             "duplicate_names": list(f.duplicate_names)}
-    index = {(d.name, i.name): i.index for d in f.devices.values() for i in d.interfaces}
+    index = {(d.name, i.name): i.ordinal for d in f.devices.values() for i in d.interfaces}
     names = sorted(f.devices)
     routed = [n for n in names if f.devices[n].routing is not None]
     parts = ['{"fabric":', _dump(head), ',\n"devices":[\n',
@@ -176,7 +176,7 @@ def load_fabric(text: str) -> Fabric:
             links.append(link)
             for me, other, direction in ((a, b, "up"), (b, a, "down")):
                 interfaces.setdefault(me["device"], []).append(Interface(
-                    me["port"], me["index"], link.speed_gbps, link.mtu, link.kind, link.medium, other["device"],
+                    me["port"], me["ordinal"], link.speed_gbps, link.mtu, link.kind, link.medium, other["device"],
                     other["port"], me["ipv4"], me["ipv6"], _host(other["ipv4"]), _host(other["ipv6"]), direction))
         devices: dict[str, Device] = {}
         for k, d in enumerate(data["devices"]):

@@ -106,7 +106,3 @@ def check_fabric(fabric: Fabric, file: str) -> list[Finding]:
     """What each target says it cannot spell of this fabric's intents."""
     return [f for t in targets() for f in t.check(fabric, file)]
 
-
-def render_all(fabric: Fabric, ctx: RenderContext, only: tuple[str, ...] | None = None) -> dict[str, Files]:
-    """{target name: its files} for every target (or only the named ones)."""
-    return {t.name: t.render(fabric, ctx) for t in targets() if not only or t.name in only}

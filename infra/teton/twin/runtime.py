@@ -345,10 +345,6 @@ class Twin:
 
     # ---------------------------------------------------------------- queries
 
-    def _vty_json(self, node: str, daemon: str, cmd: str, timeout: float = 2.0) -> dict[str, Any] | None:
-        """JSON answer of one daemon, None if it does not answer (not running, stopped, refused)."""
-        return vty.vty_json(self.node_dir(node) / f"{daemon}.vty", cmd, timeout)
-
     def _json(self, node: str, daemon: str, cmd: str) -> dict[str, Any]:
         self._switch(node)
         try:

@@ -18,10 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from teton.build import build as build_spec
-from teton.build import read_manifest
 from teton.fabric.model import Fabric
 from teton.fabric.serialize import load_fabric
 from teton.findings import TetonError
+from teton.manifest import read_manifest
 from teton.spec.load import load_spec
 from teton.twin.artifacts import plan_name, twin_plan
 from teton.twin.expect import TIER, Failures, ecmp_probes, expected_ecmp, expected_sessions, same_rail_pairs

@@ -17,11 +17,10 @@ import hashlib
 from pathlib import Path
 
 from teton import targets
-from teton.build import read_manifest
-from teton.build.output import MANIFEST
 from teton.fabric.model import Fabric
 from teton.fabric.serialize import FabricFormatError, load_fabric
 from teton.findings import Finding
+from teton.manifest import MANIFEST, read_manifest
 from teton.targets import BuildFileError, BuildFiles, DeviceView, RenderContext
 from teton.validate.plaintext import scan
 from teton.validate.rules import check_bgp_sessions, check_lossless_class, check_mtu, check_qos, check_router_ids

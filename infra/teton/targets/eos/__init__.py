@@ -14,7 +14,7 @@ from typing import Any
 
 from teton.fabric.model import Device, Fabric
 from teton.findings import Finding
-from teton.targets.base import BuildFiles, DeviceTarget, DeviceView, Files, RenderContext
+from teton.targets.base import BuildFileError, BuildFiles, DeviceTarget, DeviceView, Files, RenderContext
 from teton.targets.eos.avd import AvdValidationError, render_eos_config, validate_structured_config
 from teton.targets.eos.readback import read_eos
 from teton.targets.eos.structured import structured_config
@@ -54,8 +54,10 @@ class EosTarget(DeviceTarget):
         cfg = source.json(path)
         findings: list[Finding] = []
         if state is not None:
-            findings += [Finding(path, i.path, i.message, rule="avd-schema")
-                         for i in validate_structured_config(device.name, cfg)]
+            issues = validate_structured_config(device.name, cfg)
+            findings += [Finding(path, i.path, i.message, rule="avd-schema") for i in issues]
+            if not issues:
+                findings += self._startup_matches(source, device, cfg)
         if not isinstance(cfg, dict):
             return None, findings + [Finding(path, "", "not a JSON object", rule="io")]
         try:
@@ -64,6 +66,24 @@ class EosTarget(DeviceTarget):
             findings.append(Finding(path, "", f"cannot be read back: {type(exc).__name__}: {exc}", rule="io"))
             return None, findings
         return view, findings + found
+
+
+    def _startup_matches(self, source: BuildFiles, device: Device, cfg: dict[str, Any]) -> list[Finding]:
+        """The startup-config is what pyavd renders from the structured config (else one was edited by hand)."""
+        path = self.path(device.name, STARTUP)
+        try:
+            on_disk = source.text(path)
+        except BuildFileError as exc:
+            return [Finding(exc.path, "", exc.problem, rule="io")]
+        expected = render_eos_config(cfg)
+        if on_disk == expected:
+            return []
+        got, want = on_disk.splitlines(), expected.splitlines()
+        n = next((k for k, (a, b) in enumerate(zip(got, want, strict=False)) if a != b), min(len(got), len(want)))
+        line = got[n] if n < len(got) else "(end of file)"
+        return [Finding(path, f"line {n + 1}", f"differs from what {STRUCTURED} renders: {line.strip()!r} where "
+                        f"pyavd gives {want[n].strip() if n < len(want) else '(end of file)'!r}",
+                        rule="startup-config")]
 
 
 TARGET = EosTarget()

@@ -39,7 +39,7 @@ _TEMPLAR_REUSE_VERIFIED = frozenset({"6.4.0"})
 # validation
 
 
-def validate_structured_config(device: str, cfg: dict) -> list[AvdIssue]:
+def validate_structured_config(device: str, cfg: dict[str, Any]) -> list[AvdIssue]:
     """Every issue in `cfg` (pyavd schema violations and deprecations, plus teton's own checks); [] means valid.
 
     Never raises on bad data: anything pyavd cannot digest becomes an issue at the root.
@@ -47,7 +47,7 @@ def validate_structured_config(device: str, cfg: dict) -> list[AvdIssue]:
     return _validate(device, cfg)[0]
 
 
-def _validate(device: str, cfg: Any) -> tuple[list[AvdIssue], dict | None]:
+def _validate(device: str, cfg: Any) -> tuple[list[AvdIssue], dict[str, Any] | None]:
     """(issues, pyavd's validated and type-coerced data or None)."""
     if not isinstance(cfg, dict):
         return [AvdIssue(device, ROOT, f"a structured config is a dict, not {type(cfg).__name__}")], None
@@ -84,7 +84,7 @@ def _format_path(parts: list[str], cfg: Any) -> str:
 # rendering
 
 
-def render_eos_config(cfg: dict) -> str:
+def render_eos_config(cfg: dict[str, Any]) -> str:
     """EOS CLI text (startup-config) for `cfg`, byte-identical to ``pyavd.get_device_config(validated)``.
 
     `cfg` is validated first (`validate_structured_config`; this also applies pyavd's type coercion, e.g. an int AS
@@ -97,12 +97,12 @@ def render_eos_config(cfg: dict) -> str:
         raise AvdValidationError(issues)
     render = _reused_templar()
     if render is None:
-        return pyavd.get_device_config(validated)
+        return str(pyavd.get_device_config(validated))
     return render(validated)
 
 
 @functools.cache
-def _reused_templar() -> Callable[[dict], str] | None:
+def _reused_templar() -> Callable[[dict[str, Any]], str] | None:
     """One pyavd Templar for the process, or None where only the public API is safe to use."""
     if pyavd.__version__ not in _TEMPLAR_REUSE_VERIFIED:
         return None
@@ -118,12 +118,12 @@ def _reused_templar() -> Callable[[dict], str] | None:
         return None
     env = templar.environment
     if type(env).getattr is jinja2.Environment.getattr:
-        env.getattr = _dict_first_getattr(env)  # type: ignore[method-assign]
+        env.getattr = _dict_first_getattr(env)  # type: ignore[method-assign,unused-ignore]
 
-    def render(validated: dict) -> str:
-        return templar.render_template_from_file(
+    def render(validated: dict[str, Any]) -> str:
+        return str(templar.render_template_from_file(
             template_file=EOS_CLI_CONFIG_GEN_JINJA2_CONFIG_TEMPLATE, template_vars=validated
-        )
+        ))
 
     return render
 

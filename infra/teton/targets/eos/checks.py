@@ -29,7 +29,7 @@ _INTERFACE_LISTS = (*sorted(_DHCP_OK), "loopback_interfaces", "tunnel_interfaces
 _ASDOT = re.compile(r"(\d{1,5})\.(\d{1,5})")
 
 
-def teton_checks(device: str, cfg: dict) -> Iterator[AvdIssue]:
+def teton_checks(device: str, cfg: dict[str, Any]) -> Iterator[AvdIssue]:
     yield from _unknown_top_level_keys(device, cfg)
     yield from _data_shape(device, cfg)
     yield from _interface_addresses(device, cfg)
@@ -47,7 +47,7 @@ def _schema_top_level_keys() -> frozenset[str] | None:
         return None
 
 
-def _unknown_top_level_keys(device: str, cfg: dict) -> Iterator[AvdIssue]:
+def _unknown_top_level_keys(device: str, cfg: dict[str, Any]) -> Iterator[AvdIssue]:
     known = _schema_top_level_keys()
     if known is None:
         return
@@ -56,7 +56,7 @@ def _unknown_top_level_keys(device: str, cfg: dict) -> Iterator[AvdIssue]:
             yield AvdIssue(device, str(key), "unknown top-level key (pyavd accepts any root key and ignores it)")
 
 
-def _data_shape(device: str, cfg: dict) -> Iterator[AvdIssue]:
+def _data_shape(device: str, cfg: dict[str, Any]) -> Iterator[AvdIssue]:
     """Non-JSON values and line breaks in single-line strings.  Fast path: one json.dumps without a hit."""
     try:
         text = json.dumps(cfg, allow_nan=False)
@@ -95,7 +95,7 @@ def _walk_shape(device: str, node: Any, path: str, key: str | None, seen: set[in
         yield AvdIssue(device, where, "line break in a single-line value (would inject EOS CLI lines)")
 
 
-def _interface_addresses(device: str, cfg: dict) -> Iterator[AvdIssue]:
+def _interface_addresses(device: str, cfg: dict[str, Any]) -> Iterator[AvdIssue]:
     """IP syntax, host bits, and overlapping subnets per VRF, over every *_interfaces[].ip_address-like field."""
     subnets: list[tuple[str, _Subnet, str]] = []  # (vrf, subnet, path)
     for list_key in _INTERFACE_LISTS:
@@ -123,7 +123,7 @@ def _interface_addresses(device: str, cfg: dict) -> Iterator[AvdIssue]:
     yield from _overlaps(device, subnets)
 
 
-def _items(d: dict, key: str) -> list[tuple[int, Any]]:
+def _items(d: dict[str, Any], key: str) -> list[tuple[int, Any]]:
     v = d.get(key)
     return list(enumerate(v)) if isinstance(v, list) else []
 
@@ -185,7 +185,7 @@ def _overlaps(device: str, subnets: list[tuple[str, _Subnet, str]]) -> Iterator[
                 cover = (subnet, path)
 
 
-def _bgp(device: str, cfg: dict) -> Iterator[AvdIssue]:
+def _bgp(device: str, cfg: dict[str, Any]) -> Iterator[AvdIssue]:
     bgp = cfg.get("router_bgp")
     if not isinstance(bgp, dict):
         return

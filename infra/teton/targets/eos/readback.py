@@ -57,10 +57,11 @@ def _routing(cfg: dict[str, Any], interfaces: dict[str, PortView]) -> Routing | 
     if not isinstance(bgp, dict):
         return None
     family: dict[str, Family] = {}
-    for fam in ("ipv4", "ipv6"):
+    fams: tuple[Family, ...] = ("ipv4", "ipv6")
+    for fam in fams:
         for g in bgp.get(f"address_family_{fam}", {}).get("peer_groups", []):
             if g.get("activate"):
-                family[g["name"]] = fam  # type: ignore[assignment]
+                family[g["name"]] = fam
     groups, timers, password, bfd = [], "3 9", None, False
     for g in bgp.get("peer_groups", []):
         side = _SIDE.get((g.get("metadata") or {}).get("type", ""), "down" if g.get("passive") else "up")
@@ -83,7 +84,7 @@ def _routing(cfg: dict[str, Any], interfaces: dict[str, PortView]) -> Routing | 
                                                               else "ipv4"),
                                   int(n["remote_as"]), n["peer_group"], port, local, n.get("description", "")))
     keepalive, hold = (int(x) for x in str(timers).split())
-    lo = next((x for x in cfg.get("loopback_interfaces", []) if x.get("name") == "Loopback0"), {})
+    lo: dict[str, Any] = next((x for x in cfg.get("loopback_interfaces", []) if x.get("name") == "Loopback0"), {})
     aggregates = [a["prefix"] for a in bgp.get("aggregate_addresses", [])]
     export = {rm["name"]: rm for rm in cfg.get("route_maps", [])}
     transit = not any(s.get("match") for name, rm in export.items() if name.startswith("EXPORT_")

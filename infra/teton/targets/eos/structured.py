@@ -160,8 +160,8 @@ def _routing(r: Routing) -> dict[str, Any]:
     aggregates = [{"prefix": a, "summary_only": True} for a in r.aggregates4 + r.aggregates6]
     if aggregates:
         router_bgp["aggregate_addresses"] = aggregates
-    for fam, af in afs.items():
-        router_bgp[f"address_family_{fam}"] = af
+    for family, af in afs.items():
+        router_bgp[f"address_family_{family}"] = af
     out: dict[str, Any] = {"router_bgp": router_bgp, "route_maps": route_maps}
     if prefix_lists["ipv4"]:
         out["prefix_lists"] = prefix_lists["ipv4"]
@@ -188,7 +188,7 @@ def structured_config(fabric: Fabric, d: Device) -> dict[str, Any]:
         lo["ipv6_addresses"] = [d.loopback6]
     cfg["loopback_interfaces"] = [lo]
     interfaces = []
-    for i in sorted(d.interfaces, key=lambda i: i.index):
+    for i in sorted(d.interfaces, key=lambda i: i.ordinal):
         e: dict[str, Any] = {"name": i.name, "description": f"P2P {i.peer} {i.peer_port}", "shutdown": False,
                              "mtu": i.mtu, "speed": f"{i.speed_gbps}g", "switchport": {"enabled": False},
                              "metadata": {"peer": i.peer, "peer_interface": i.peer_port,

@@ -38,7 +38,7 @@ def _ports(model: SwitchModel, device: Device, mtu_default: int) -> dict[str, di
     out: dict[str, dict[str, str]] = {}
     for port, i in device.port_map():
         alias = f"eth{port.slot}/{port.position}/1" if model.slots > 1 else f"Ethernet{port.position}/1"
-        entry = {"alias": alias, "index": str(port.index + 1), "lanes": ",".join(str(x) for x in port.lanes),
+        entry = {"alias": alias, "index": str(port.ordinal + 1), "lanes": ",".join(str(x) for x in port.lanes),
                  "speed": str((i.speed_gbps if i else port.speed_gbps) * 1000), "fec": "rs",
                  "mtu": str(i.mtu if i else mtu_default), "admin_status": "up" if i else "down"}
         if i:
@@ -64,7 +64,7 @@ def _schedulers(qos: Qos) -> dict[str, dict[str, str]]:
     out: dict[str, dict[str, str]] = {}
     for q in qos.queues:
         name = SCHEDULER[q.role]
-        out[name] = {"type": "STRICT", "priority": str(q.index)} if q.strict else {"type": "DWRR",
+        out[name] = {"type": "STRICT", "priority": str(q.tc)} if q.strict else {"type": "DWRR",
                                                                                    "weight": str(q.weight)}
     return out
 
@@ -77,10 +77,10 @@ def _qos_tables(model: SwitchModel, device: Device, qos: Qos) -> dict[str, Any]:
     buffer = int(model.buffer_mb * 1024 * 1024)
     t: dict[str, Any] = {
         "DSCP_TO_TC_MAP": {QOS_MAP: {str(d): str(tc) for d, tc in enumerate(qos.dscp_to_tc)}},
-        "TC_TO_QUEUE_MAP": {QOS_MAP: {str(q.index): str(q.index) for q in qos.queues}},
-        "TC_TO_PRIORITY_GROUP_MAP": {QOS_MAP: {str(q.index): str(q.index if q.role == "lossless" else 0)
+        "TC_TO_QUEUE_MAP": {QOS_MAP: {str(q.tc): str(q.tc) for q in qos.queues}},
+        "TC_TO_PRIORITY_GROUP_MAP": {QOS_MAP: {str(q.tc): str(q.tc if q.role == "lossless" else 0)
                                                for q in qos.queues}},
-        "MAP_PFC_PRIORITY_TO_QUEUE": {QOS_MAP: {str(q.index): str(q.index) for q in qos.queues}},
+        "MAP_PFC_PRIORITY_TO_QUEUE": {QOS_MAP: {str(q.tc): str(q.tc) for q in qos.queues}},
         "SCHEDULER": _schedulers(qos),
         "BUFFER_POOL": {
             "ingress_lossless_pool": {"type": "ingress", "mode": "dynamic", "size": str(buffer * 7 // 10),
@@ -126,8 +126,8 @@ def _qos_tables(model: SwitchModel, device: Device, qos: Qos) -> dict[str, Any]:
             row = {"scheduler": SCHEDULER[q.role]}
             if q.role == "lossless" and qos.ecn is not None:
                 row["wred_profile"] = "ROCE_LOSSLESS"
-            t["QUEUE"][f"{i.name}|{q.index}"] = row
-            t["BUFFER_QUEUE"][f"{i.name}|{q.index}"] = {
+            t["QUEUE"][f"{i.name}|{q.tc}"] = row
+            t["BUFFER_QUEUE"][f"{i.name}|{q.tc}"] = {
                 "profile": "egress_lossless_profile" if q.role == "lossless" else "egress_lossy_profile"}
         t["BUFFER_PG"][f"{i.name}|0"] = {"profile": "ingress_lossy_profile"}
         t["BUFFER_PG"][f"{i.name}|{lossless}"] = {"profile": profile}

@@ -6,8 +6,8 @@ container, one child container per Config DB table and, inside it, ``<TABLE>_LIS
 holds every value as a string, while libyang 2 parses RFC 7951 JSON, where int8..uint32 values must be JSON numbers
 and booleans JSON booleans.  So this module:
 
-1. loads every module of the models folder into one libyang context and indexes, once, how each table is modelled
-   and how each of its fields is encoded;
+1. loads every module of the models folder into one libyang context and indexes, once (`yang_schema`), how each
+   table is modelled and how each of its fields is encoded;
 2. translates a Config DB dict into RFC 7951 JSON text, one list entry (and one map pair) per line, so that a parse
    error's line number names the Config DB entry even when libyang's data path is still incomplete;
 3. parses and validates it with libyang and turns each error into a :class:`YangIssue`.
@@ -31,7 +31,6 @@ worker process that is recycled now and then.
 from __future__ import annotations
 
 import ipaddress
-import json
 import logging
 import os
 import re
@@ -44,6 +43,7 @@ from typing import Any
 import libyang
 
 from teton.findings import TetonError
+from teton.targets.sonic.yang_schema import Shape, Table, enc_string, index_tables, quote
 
 ENV_VAR = "TETON_SONIC_YANG_DIR"
 # infra/teton/targets/sonic/yang.py: parents[4] is the repository root.
@@ -98,206 +98,6 @@ def find_yang_dir(explicit: str | Path | None = None) -> Path:
     raise TetonError("SONiC YANG models not found: give --yang-dir DIR (or TETON_SONIC_YANG_DIR), or place "
                      f"sonic-yang-models beside the repository ({SHARED_YANG_DIR}), or run scripts/setup where GitHub "
                      f"is reachable (it fetches sonic-buildimage@{PINNED_COMMIT} into {CACHED_YANG_DIR.parent})")
-
-
-# ---------------------------------------------------------------------------------------------------------------------
-# Encoding of Config DB values as RFC 7951 JSON text.  An encoder takes a Config DB value and returns JSON text.
-
-_INT_BOUNDS = {
-    "int8": (-(2**7), 2**7 - 1),
-    "int16": (-(2**15), 2**15 - 1),
-    "int32": (-(2**31), 2**31 - 1),
-    "uint8": (0, 2**8 - 1),
-    "uint16": (0, 2**16 - 1),
-    "uint32": (0, 2**32 - 1),
-}
-_INT_RE = re.compile(r"[+-]?[0-9]+")
-_quote = json.encoder.encode_basestring_ascii  # type: ignore[attr-defined]
-
-Encoder = Callable[[Any], str]
-
-
-def _scalar_text(value: Any) -> str | None:
-    """Config DB only has strings: take a stray JSON number or boolean as its string; None for anything else."""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return str(value)
-    return None
-
-
-def _other(value: Any) -> str:
-    """A value that is not a string: a number or boolean is sent as its string; a list, object or null is passed on
-    as it is, and libyang reports it."""
-    text = _scalar_text(value)
-    return _quote(text) if text is not None else json.dumps(value, default=str)
-
-
-def _enc_string(value: Any) -> str:
-    # string, enumeration, identityref, bits, binary, decimal64, int64, uint64, instance-identifier: JSON strings.
-    return _quote(value) if isinstance(value, str) else _other(value)
-
-
-def _enc_int(value: Any) -> str:
-    # int8..uint32: JSON numbers.  A value that is no integer stays a string, and libyang reports it.
-    if isinstance(value, str):
-        return str(int(value)) if _INT_RE.fullmatch(value) else _quote(value)
-    if isinstance(value, int) and not isinstance(value, bool):
-        return str(value)
-    return _other(value)
-
-
-def _enc_bool(value: Any) -> str:
-    if isinstance(value, str):
-        return value if value in ("true", "false") else _quote(value)
-    return ("true" if value else "false") if isinstance(value, bool) else _other(value)
-
-
-def _enc_empty(value: Any) -> str:
-    return "[null]" if value in ("", None) else _enc_string(value)
-
-
-def _enc_union(int_bounds: tuple[tuple[int, int], ...], has_bool: bool) -> Encoder:
-    """A union value is encoded as the member type that takes it (RFC 7951 section 6.10): a number if an int8..uint32
-    member's bounds take it, a boolean if a boolean member does, else a string."""
-
-    def encode(value: Any) -> str:
-        text = _scalar_text(value)
-        if text is None:
-            return _other(value)
-        if int_bounds and _INT_RE.fullmatch(text):
-            number = int(text)
-            if any(lo <= number <= hi for lo, hi in int_bounds):
-                return str(number)
-        if has_bool and text in ("true", "false"):
-            return text
-        return _quote(text)
-
-    return encode
-
-
-def _enc_leaf_list(item: Encoder) -> Encoder:
-    """A leaf-list: a JSON list in config_db.json, or a comma-separated string (as Redis' ``field@`` holds it)."""
-
-    def encode(value: Any) -> str:
-        if isinstance(value, str):
-            value = [v for v in value.split(",") if v != ""]
-        if isinstance(value, list):
-            return "[" + ",".join(item(v) for v in value) + "]"
-        return _other(value)
-
-    return encode
-
-
-def _encoder_for(node: libyang.SLeaf | libyang.SLeafList) -> Encoder:
-    ytype = node.type()
-    bases = list(ytype.basenames())  # leafrefs resolved to their target's type, unions flattened
-    if ytype.base() == libyang.Type.UNION or len(set(bases)) > 1:
-        int_bounds = tuple(_INT_BOUNDS[b] for b in dict.fromkeys(bases) if b in _INT_BOUNDS)
-        has_bool = "boolean" in bases
-        item = _enc_union(int_bounds, has_bool) if (int_bounds or has_bool) else _enc_string
-    elif bases and bases[0] in _INT_BOUNDS:
-        item = _enc_int
-    elif bases and bases[0] == "boolean":
-        item = _enc_bool
-    elif bases and bases[0] == "empty":
-        item = _enc_empty
-    else:
-        item = _enc_string
-    return _enc_leaf_list(item) if isinstance(node, libyang.SLeafList) else item
-
-
-# ---------------------------------------------------------------------------------------------------------------------
-# Schema index: how each Config DB table is modelled.
-
-
-@dataclass
-class _Map:
-    """The inner key/value list of a map table (DSCP_TO_TC_MAP, CABLE_LENGTH, ...): Config DB field -> value."""
-
-    name: str
-    key_prefix: str  # '{"dscp":'
-    key_encode: Encoder
-    value_prefix: str  # ',"tc":'
-    value_encode: Encoder
-
-
-@dataclass
-class _Shape:
-    """A list (one Config DB key per entry) or a container (one fixed Config DB key) inside a table container."""
-
-    name: str
-    is_list: bool
-    key_names: tuple[str, ...] = ()
-    key_encoders: tuple[tuple[str, Encoder], ...] = ()  # ('"name":', encoder) per key leaf
-    leaves: dict[str, tuple[str, Encoder]] = field(default_factory=dict)  # name -> ('"mtu":', encoder)
-    inner: _Map | None = None
-
-
-@dataclass
-class _Table:
-    name: str
-    top: str  # "<module>:<top container>", e.g. "sonic-port:sonic-port"
-    containers: dict[str, _Shape] = field(default_factory=dict)
-    lists: dict[int, _Shape] = field(default_factory=dict)  # by number of key parts
-    shapes: dict[str, _Shape] = field(default_factory=dict)  # by schema node name
-
-
-def _shape(node: libyang.SList | libyang.SContainer) -> _Shape:
-    is_list = isinstance(node, libyang.SList)
-    shape = _Shape(name=node.name(), is_list=is_list)
-    if is_list:
-        keys = list(node.keys())
-        shape.key_names = tuple(k.name() for k in keys)
-        shape.key_encoders = tuple((_quote(k.name()) + ":", _encoder_for(k)) for k in keys)
-    for child in node.children():  # lys_getnext: choice/case are transparent
-        if child.config_false():
-            continue
-        if isinstance(child, libyang.SLeaf) and child.is_key():
-            continue
-        if isinstance(child, libyang.SLeaf | libyang.SLeafList):
-            shape.leaves[child.name()] = (_quote(child.name()) + ":", _encoder_for(child))
-        elif isinstance(child, libyang.SList) and shape.inner is None:
-            keys = list(child.keys())
-            values = [c for c in child.children() if isinstance(c, libyang.SLeaf) and not c.is_key()]
-            if len(keys) == 1 and len(values) == 1:
-                shape.inner = _Map(
-                    name=child.name(),
-                    key_prefix="{" + _quote(keys[0].name()) + ":",
-                    key_encode=_encoder_for(keys[0]),
-                    value_prefix="," + _quote(values[0].name()) + ":",
-                    value_encode=_encoder_for(values[0]),
-                )
-    return shape
-
-
-def _index(ctx: libyang.Context, module_names: list[str]) -> dict[str, _Table]:
-    tables: dict[str, _Table] = {}
-    for module_name in module_names:
-        module = ctx.get_module(module_name)
-        for top in module.children():
-            if not isinstance(top, libyang.SContainer) or top.config_false():
-                continue
-            for tnode in top.children():
-                if not isinstance(tnode, libyang.SContainer) or tnode.config_false():
-                    continue
-                children = [c for c in tnode.children() if not c.config_false()]
-                # Config DB tables hold only lists and containers (event modules' containers hold leaves).
-                if not children or not all(isinstance(c, libyang.SList | libyang.SContainer) for c in children):
-                    continue
-                table = _Table(name=tnode.name(), top=f"{module.name()}:{top.name()}")
-                for child in children:
-                    shape = _shape(child)
-                    table.shapes[shape.name] = shape
-                    if shape.is_list:
-                        # The lists of one table differ by their number of keys (INTERFACE: name / name|ip-prefix).
-                        table.lists.setdefault(len(shape.key_names), shape)
-                    else:
-                        table.containers[shape.name] = shape
-                tables.setdefault(table.name, table)
-    return tables
 
 
 # ---------------------------------------------------------------------------------------------------------------------
@@ -390,8 +190,8 @@ def _message(msg: str) -> str:
 
 @dataclass
 class _Item:
-    table: _Table
-    shape: _Shape
+    table: Table
+    shape: Shape
     key: str  # Config DB key
     members: dict[str, str]  # JSON member text ('"mtu":9100') by leaf name; list keys first
     pairs: list[tuple[str, str]] = field(default_factory=list)  # map tables: (Config DB field, JSON object text)
@@ -403,7 +203,7 @@ class _Item:
         if self._text is None:
             body = ",".join(self.members.values())
             if self.pairs:
-                self._text = "{" + body + ("," if body else "") + _quote(self.shape.inner.name) + ":["  # type: ignore[union-attr]
+                self._text = "{" + body + ("," if body else "") + quote(self.shape.inner.name) + ":["  # type: ignore[union-attr]
             else:
                 self._text = "{" + body + "}"
         return self._text
@@ -434,7 +234,7 @@ class SonicYangValidator:
             self._ctx = libyang.Context(str(self.yang_dir))
             for name in names:  # every module before walking the schema: libyang 2 recompiles on each load
                 self._ctx.load_module(name)
-            self._tables = _index(self._ctx, names)
+            self._tables = index_tables(self._ctx, names)
         except libyang.LibyangError as exc:
             raise TetonError(f"SONiC YANG models in {self.yang_dir} do not load: {exc}") from None
 
@@ -445,13 +245,13 @@ class SonicYangValidator:
         """Every Config DB table the models describe."""
         return sorted(self._tables)
 
-    def unmodelled_tables(self, config_db: dict) -> list[str]:
+    def unmodelled_tables(self, config_db: dict[str, Any]) -> list[str]:
         """Tables of `config_db` that no model describes (validate() skips them)."""
         if not isinstance(config_db, dict):
             return []
         return sorted(str(t) for t in config_db if t not in self._tables)
 
-    def validate(self, device: str, config_db: dict) -> list[YangIssue]:
+    def validate(self, device: str, config_db: dict[str, Any]) -> list[YangIssue]:
         """Every issue libyang finds in `config_db`, tables without a model skipped; [] means valid.  Never raises
         on bad data."""
         issues: list[YangIssue] = []
@@ -463,7 +263,7 @@ class SonicYangValidator:
 
     # -- translation --------------------------------------------------------------------------------------------------
 
-    def _translate(self, device: str, config_db: dict, issues: list[YangIssue]) -> list[_Item]:
+    def _translate(self, device: str, config_db: dict[str, Any], issues: list[YangIssue]) -> list[_Item]:
         items: list[_Item] = []
         for tname, entries in config_db.items():
             table = self._tables.get(tname)
@@ -498,7 +298,7 @@ class SonicYangValidator:
         return items
 
     @staticmethod
-    def _no_shape(table: _Table, key: str) -> str:
+    def _no_shape(table: Table, key: str) -> str:
         if not table.lists:
             return f'"{key}" is not an entry of {table.name} (the model has: {", ".join(table.containers)})'
         keys = " or ".join("|".join(s.key_names) for _, s in sorted(table.lists.items()))
@@ -506,7 +306,8 @@ class SonicYangValidator:
         return f'key "{key}" has {key.count("|") + 1} part(s) but {table.name} is keyed by {keys}{extra}'
 
     @staticmethod
-    def _fill(shape: _Shape, fields: dict, members: dict[str, str], conflicts: list[str]) -> list[tuple[str, str]]:
+    def _fill(shape: Shape, fields: dict[str, Any], members: dict[str, str],
+              conflicts: list[str]) -> list[tuple[str, str]]:
         """Encode the fields of one entry into `members` (keys already there); return the pairs of a map table.  A
         field named like a key leaf is dropped, and listed in `conflicts` when its value differs from the key."""
         leaves = shape.leaves
@@ -531,7 +332,7 @@ class SonicYangValidator:
                 pair = inner.key_prefix + inner.key_encode(name) + inner.value_prefix + inner.value_encode(value)
                 pairs.append((name, pair + "}"))
             else:
-                members[name] = _quote(name) + ":" + _enc_string(value)  # not in the model: libyang reports it
+                members[name] = quote(name) + ":" + enc_string(value)  # not in the model: libyang reports it
         return pairs
 
     @staticmethod
@@ -560,22 +361,22 @@ class SonicYangValidator:
         for t, (top, tables) in enumerate(grouped.items()):
             if t:
                 out[-1] += ","
-            out.append(_quote(top) + ":{")
+            out.append(quote(top) + ":{")
             for i, (tname, shapes) in enumerate(tables.items()):
                 if i:
                     out[-1] += ","
-                out.append(_quote(tname) + ":{")
+                out.append(quote(tname) + ":{")
                 for j, (sname, members) in enumerate(shapes.items()):
                     if j:
                         out[-1] += ","
                     if members[0].shape.is_list:
-                        out.append(_quote(sname) + ":[")
+                        out.append(quote(sname) + ":[")
                         last = len(members) - 1
                         for k, item in enumerate(members):
                             emit("", item, "," if k < last else "")
                         out.append("]")
                     else:
-                        emit(_quote(sname) + ":", members[0], "")
+                        emit(quote(sname) + ":", members[0], "")
                 out.append("}")
             out.append("}")
         out.append("}")
@@ -640,9 +441,10 @@ class SonicYangValidator:
             target = _segments(ref.group(2))
             return len(target) > 1 and target[1][0] in dropped.get(ref.group(1), ())
         union = _UNION_VALUE.match(msg)  # a union holding a leafref, e.g. PFC_WD/QUEUE/PORT_QOS_MAP ifname
-        return bool(union) and bool(dropped.get(union.group(1), set()) - {table})
+        return union is not None and bool(dropped.get(union.group(1), set()) - {table})
 
-    def _handle(self, msg: str, loc: str, items: list[_Item], lines: dict, report: Callable, drop: Callable) -> bool:
+    def _handle(self, msg: str, loc: str, items: list[_Item], lines: dict[int, tuple[_Item, str | None]],
+                report: Callable[..., None], drop: Callable[[_Item], None]) -> bool:
         """Report one libyang error and drop what caused it; False when it cannot be located (then stop)."""
         data_m = _DATA_LOC.search(loc)
         schema_m = _SCHEMA_LOC.search(loc)
@@ -685,7 +487,7 @@ class SonicYangValidator:
         return True
 
     @staticmethod
-    def _find(items: list[_Item], shape: _Shape, preds: list[tuple[str, str]]) -> _Item | None:
+    def _find(items: list[_Item], shape: Shape, preds: list[tuple[str, str]]) -> _Item | None:
         """The entry of `shape` whose key matches a data path's predicates (libyang gives canonical values)."""
         candidates = [i for i in items if i.alive and i.shape is shape]
         if not shape.is_list:

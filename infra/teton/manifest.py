@@ -1,0 +1,55 @@
+"""manifest.json: what a teton build folder holds.  Written by `teton.build`, read by publishing (is this folder a
+teton build?), `teton validate --rendered` (hashes) and `render --only` (which target wrote which file).
+
+    {"generator": "teton", "format": 2, "files": {path: {"sha256", "bytes", "target"}}, "plan": {...figures},
+     "targets": {name: version}}
+"""
+
+from __future__ import annotations
+
+import json
+import stat
+from pathlib import Path
+from typing import Any
+
+MANIFEST = "manifest.json"
+GENERATOR = "teton"
+FORMAT = 2
+_MANIFEST_MAX = 256 * 1024 * 1024  # a teton manifest is a few MB at most; do not read a huge stranger
+
+
+def manifest_text(entries: dict[str, dict[str, Any]], figures: dict[str, Any], versions: dict[str, str]) -> str:
+    return json.dumps({"generator": GENERATOR, "format": FORMAT, "files": dict(sorted(entries.items())),
+                       "plan": figures, "targets": dict(sorted(versions.items()))},
+                      indent=1, sort_keys=True, allow_nan=False) + "\n"
+
+
+def read_manifest(folder: Path) -> dict[str, Any] | None:
+    """The manifest of a teton build folder, or None when there is none or it is unreadable.  Never raises."""
+    if not is_teton_build(folder):
+        return None
+    try:
+        data = json.loads((Path(folder) / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return None
+    return data if isinstance(data, dict) and isinstance(data.get("files"), dict) else None
+
+
+def is_teton_build(path: Path | str) -> bool:
+    """True when `path` is a folder whose manifest.json is a teton manifest.  Never raises.
+
+    A teton manifest is a JSON object with `"generator": "teton"`, or (builds from before that field
+    existed) a JSON object with both `"files"` and `"plan"` keys.
+    """
+    try:
+        folder = Path(path)
+        if not folder.is_dir():
+            return False
+        manifest = folder / MANIFEST
+        st = manifest.stat()
+        if not stat.S_ISREG(st.st_mode) or st.st_size > _MANIFEST_MAX:
+            return False
+        data = json.loads(manifest.read_bytes())
+    except Exception:  # noqa: BLE001 - unreadable, not JSON, too deep...: not a teton build
+        return False
+    return isinstance(data, dict) and (data.get("generator") == GENERATOR or ("files" in data and "plan" in data))
