@@ -3,7 +3,7 @@
 One lossless traffic class for RoCE's DSCP with PFC on its priority, a strict-priority class for congestion
 notifications (CNP), everything else best effort in class 0 (domain-facts section 2: DSCP-based PFC with a single
 lossless queue).  Lossless and best effort share the link by weighted round robin, 50/50.  The PFC watchdog polls at
-half its detection time, at most every 100 ms.
+half its detection time, within 100-1000 ms (what SONiC accepts).
 """
 
 from __future__ import annotations
@@ -29,5 +29,6 @@ def qos(q: RoceQos) -> Qos:
         cnp_priority=q.cnp_priority, dscp_to_tc=tuple(dscp_to_tc), pfc_priorities=(q.lossless_priority,),
         queues=queues,
         ecn=Ecn(q.ecn_min_kbytes, q.ecn_max_kbytes, ECN_MARK_PERCENT) if q.ecn else None,
-        watchdog=PfcWatchdog(q.pfc_watchdog_ms, q.pfc_watchdog_ms, min(100, q.pfc_watchdog_ms // 2), "drop")
+        watchdog=PfcWatchdog(q.pfc_watchdog_ms, q.pfc_watchdog_ms, max(100, min(1000, q.pfc_watchdog_ms // 2)),
+                             "drop")
         if q.pfc_watchdog else None)

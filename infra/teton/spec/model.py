@@ -174,7 +174,9 @@ class RoceQos(_Model):
     ecn_min_kbytes: int = Field(default=150, ge=1)
     ecn_max_kbytes: int = Field(default=1500, ge=1)
     pfc_watchdog: bool = True
-    pfc_watchdog_ms: int = Field(default=200, ge=10, le=5000)
+    pfc_watchdog_ms: int = Field(default=200, ge=100, le=5000, multiple_of=10,
+                                 description="storm detection time: 100-5000 ms (what SONiC accepts), in steps of "
+                                 "10 ms (EOS takes hundredths of a second)")
 
 
 class BgpTimers(_Model):

@@ -60,7 +60,7 @@ def _aaa(m: Management, vrf: str) -> dict[str, Any]:
     else:
         cfg["radius_server"] = {"vrfs": [{"name": vrf, "servers": [{"host": h, "key": key, "key_type": "7"}
                                                                     for h in m.aaa_servers]}]}
-        cfg["ip_radius_source_interfaces"] = [{"name": "Management0", "vrf": vrf}]
+        cfg["ip_radius"] = {"vrfs": [{"name": vrf, "source_interface": "Management0"}]}
     cfg["aaa_server_groups"] = [{"name": group, "type": m.aaa_protocol,
                                  "servers": [{"server": h, "vrf": vrf} for h in m.aaa_servers]}]
     cfg["aaa_authentication"] = {"login": {"default": f"group {group} local", "console": "local"}}
