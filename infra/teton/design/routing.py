@@ -37,8 +37,9 @@ def routing(d: Device, devices: Mapping[str, Device], bgp: Bgp) -> Routing:
             if not remote or not local or peer.asn is None:
                 continue
             name = f"{GROUP_NAME[peer.role]}_{FAMILY_TAG[fam]}"
-            groups.setdefault(name, PeerGroup(name, fam, "up" if i.direction == "up" else "down",
-                                              passive=i.direction != "up"))
+            if name not in groups:
+                groups[name] = PeerGroup(name, fam, "up" if i.direction == "up" else "down",
+                                         passive=i.direction != "up")
             neighbors.append(Neighbor(remote, fam, peer.asn, name, i.name, local.split("/", 1)[0],
                                       f"{peer.name}:{i.peer_port}"))
     t = bgp.timers
