@@ -14,7 +14,10 @@ Never raises on a corrupt or missing file: each is a finding naming the file.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 from teton import targets
 from teton.fabric.model import Fabric
@@ -22,6 +25,7 @@ from teton.fabric.serialize import FabricFormatError, load_fabric
 from teton.findings import Finding
 from teton.manifest import MANIFEST, read_manifest
 from teton.targets import BuildFileError, BuildFiles, DeviceView, RenderContext
+from teton.targets.parallel import map_chunks
 from teton.validate.plaintext import scan
 from teton.validate.rules import check_bgp_sessions, check_lossless_class, check_mtu, check_qos, check_router_ids
 
@@ -30,38 +34,43 @@ _NOT_SCANNED = frozenset({FABRIC, MANIFEST})
 
 
 def check_files(build: Path) -> list[Finding]:
-    """One pass over the folder: every listed file exists with the listed sha256, every file is listed, and no file
-    holds a secret in plaintext."""
+    """One pass over the folder, on all cores: every listed file exists with the listed sha256, every file is listed,
+    and no file holds a secret in plaintext."""
     manifest = read_manifest(build)
     out: list[Finding] = []
     if manifest is None:
         out.append(Finding(MANIFEST, "", "missing or unreadable: is this a teton build folder?", rule="manifest"))
-    listed = manifest["files"] if manifest is not None else {}
-    present = set()
-    for path in sorted(p for p in build.rglob("*") if p.is_file()):
-        rel = path.relative_to(build).as_posix()
-        if rel == MANIFEST:
-            continue
-        present.add(rel)
+    listed = manifest["files"] if manifest is not None else None
+    present = sorted(p.relative_to(build).as_posix() for p in build.rglob("*") if p.is_file())
+    present = [rel for rel in present if rel != MANIFEST]
+    for found in map_chunks(partial(_check_chunk, build, listed), present):
+        out += found
+    if listed is not None:
+        out += [Finding(rel, "", "listed in manifest.json but missing", rule="manifest")
+                for rel in sorted(set(listed) - set(present))]
+    return out
+
+
+def _check_chunk(build: Path, listed: dict[str, Any] | None, rels: Sequence[str]) -> list[Finding]:
+    out: list[Finding] = []
+    for rel in rels:
         try:
-            data = path.read_bytes()
+            data = (build / rel).read_bytes()
         except OSError as exc:
             out.append(Finding(rel, "", f"cannot be read: {exc.strerror}", rule="io"))
             continue
-        entry = listed.get(rel)
-        if manifest is not None and entry is None:
-            out.append(Finding(rel, "", "not listed in manifest.json: teton did not write it", rule="manifest"))
-        elif manifest is not None and (not isinstance(entry, dict)
-                                       or entry.get("sha256") != hashlib.sha256(data).hexdigest()):
-            out.append(Finding(rel, "", "changed since teton rendered it (its sha256 differs from manifest.json): "
-                               "render again rather than editing artifacts", rule="manifest"))
+        if listed is not None:
+            entry = listed.get(rel)
+            if entry is None:
+                out.append(Finding(rel, "", "not listed in manifest.json: teton did not write it", rule="manifest"))
+            elif not isinstance(entry, dict) or entry.get("sha256") != hashlib.sha256(data).hexdigest():
+                out.append(Finding(rel, "", "changed since teton rendered it (its sha256 differs from manifest.json): "
+                                   "render again rather than editing artifacts", rule="manifest"))
         if rel not in _NOT_SCANNED:
             try:
                 out += scan(rel, data.decode("utf-8"))
             except UnicodeDecodeError:
                 out.append(Finding(rel, "", "not UTF-8 text", rule="io"))
-    out += [Finding(rel, "", "listed in manifest.json but missing", rule="manifest")
-            for rel in sorted(set(listed) - present)]
     return out
 
 

@@ -15,7 +15,7 @@ from typing import Any
 from teton.fabric.model import Device, Fabric
 from teton.findings import Finding
 from teton.targets.base import BuildFileError, BuildFiles, DeviceTarget, DeviceView, Files, RenderContext
-from teton.targets.eos.avd import AvdValidationError, render_eos_config, validate_structured_config
+from teton.targets.eos.avd import AvdValidationError, render_eos_config, validate_and_render
 from teton.targets.eos.readback import read_eos
 from teton.targets.eos.structured import structured_config
 
@@ -54,10 +54,10 @@ class EosTarget(DeviceTarget):
         cfg = source.json(path)
         findings: list[Finding] = []
         if state is not None:
-            issues = validate_structured_config(device.name, cfg)
+            issues, startup = validate_and_render(device.name, cfg)
             findings += [Finding(path, i.path, i.message, rule="avd-schema") for i in issues]
-            if not issues:
-                findings += self._startup_matches(source, device, cfg)
+            if startup is not None:
+                findings += self._startup_matches(source, device, startup)
         if not isinstance(cfg, dict):
             return None, findings + [Finding(path, "", "not a JSON object", rule="io")]
         try:
@@ -68,14 +68,13 @@ class EosTarget(DeviceTarget):
         return view, findings + found
 
 
-    def _startup_matches(self, source: BuildFiles, device: Device, cfg: dict[str, Any]) -> list[Finding]:
+    def _startup_matches(self, source: BuildFiles, device: Device, expected: str) -> list[Finding]:
         """The startup-config is what pyavd renders from the structured config (else one was edited by hand)."""
         path = self.path(device.name, STARTUP)
         try:
             on_disk = source.text(path)
         except BuildFileError as exc:
             return [Finding(exc.path, "", exc.problem, rule="io")]
-        expected = render_eos_config(cfg)
         if on_disk == expected:
             return []
         got, want = on_disk.splitlines(), expected.splitlines()

@@ -30,7 +30,7 @@ import pyavd
 from teton.targets.eos.checks import teton_checks
 from teton.targets.eos.issues import ROOT, AvdIssue, AvdValidationError
 
-__all__ = ["AvdIssue", "AvdValidationError", "render_eos_config", "validate_structured_config"]
+__all__ = ["AvdIssue", "AvdValidationError", "render_eos_config", "validate_and_render", "validate_structured_config"]
 
 # pyavd versions whose get_device_config was read and found to be "Templar(precompiled path).render(template, cfg)".
 _TEMPLAR_REUSE_VERIFIED = frozenset({"6.4.0"})
@@ -92,13 +92,21 @@ def render_eos_config(cfg: dict[str, Any]) -> str:
     across calls where pyavd allows it (see the module docstring).
     """
     device = str(cfg.get("hostname") or "?") if isinstance(cfg, dict) else "?"
+    issues, text = validate_and_render(device, cfg)
+    if text is None:
+        raise AvdValidationError(issues)
+    return text
+
+
+def validate_and_render(device: str, cfg: Any) -> tuple[list[AvdIssue], str | None]:
+    """(every issue, the EOS CLI text or None when there is any issue): one validation, then the render."""
     issues, validated = _validate(device, cfg)
     if issues or validated is None:
-        raise AvdValidationError(issues)
+        return issues, None
     render = _reused_templar()
     if render is None:
-        return str(pyavd.get_device_config(validated))
-    return render(validated)
+        return [], str(pyavd.get_device_config(validated))
+    return [], render(validated)
 
 
 @functools.cache
