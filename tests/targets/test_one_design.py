@@ -111,3 +111,14 @@ def test_every_switch_and_host_carries_the_same_qos_and_management_objects(lab_f
 
 def test_a_design_built_twice_is_equal(lab_fabric):
     assert load_and_design(LAB).fabric == lab_fabric
+
+
+def test_radius_renders_on_both_noses(tmp_path, lab_data):
+    """aaa_protocol: radius passed validate and then failed the EOS schema; now both NOSes spell it."""
+    lab_data["management"]["aaa_protocol"] = "radius"
+    out = build(write_spec(tmp_path, lab_data), tmp_path / "b").path
+    eos = (out / "devices/z01-ctsw01/startup-config").read_text()
+    assert "radius-server host 192.0.2.49 vrf mgmt key 7 TETON_SECRET_aaa_key" in eos
+    assert "aaa group server radius AAA-MGMT" in eos and "ip radius vrf mgmt source-interface Management0" in eos
+    db = json.loads((out / "devices/z01-r001-rtsw/config_db.json").read_text())
+    assert db["RADIUS_SERVER"]["192.0.2.49"]["passkey"] == "TETON_SECRET_aaa_key" and "TACPLUS" not in db

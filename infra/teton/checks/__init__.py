@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from teton.checks.fabric_rules import FABRIC_RULES
 from teton.checks.spec_rules import GUARD_RULES, SPEC_RULES
+from teton.fabric.model import Fabric
 from teton.findings import Finding
 from teton.spec.model import Cluster
-
-if TYPE_CHECKING:  # annotations only: Fabric is moving from teton.design.fabric to teton.fabric.model
-    from teton.fabric.model import Fabric
 
 
 def check_spec(cluster: Cluster, file: str) -> list[Finding]:
