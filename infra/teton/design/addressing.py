@@ -7,6 +7,7 @@ raises PoolExhausted, which the checks turn into a finding (see `teton.checks.sp
 from __future__ import annotations
 
 import ipaddress
+import socket
 from dataclasses import dataclass
 
 from teton.spec.model import Addressing, AddressPools
@@ -74,16 +75,18 @@ def _base(pool: Pool | None) -> int | None:
     return None if pool is None else int(ipaddress.ip_network(pool.network).network_address)
 
 
-_V4 = ipaddress.IPv4Address
-_V6 = ipaddress.IPv6Address
-
-
 def _v4(value: int) -> str:
-    return str(_V4(value))
+    """Dotted quad of an IPv4 address given as an int (the C library's, ~6x faster than ipaddress)."""
+    return socket.inet_ntoa(value.to_bytes(4, "big"))
 
 
 def _v6(value: int) -> str:
-    return str(_V6(value))
+    """RFC 5952 text of an IPv6 address given as an int: the C library's inet_ntop (~6x faster than ipaddress), the
+    same text as ipaddress except for addresses in ::/80, which inet_ntop writes with a dotted quad (::ffff:1.2.3.4):
+    those go through ipaddress (tests/design/test_addressing.py compares the two)."""
+    if value >> 48 == 0:
+        return str(ipaddress.IPv6Address(value))
+    return socket.inet_ntop(socket.AF_INET6, value.to_bytes(16, "big"))
 
 
 def host_block_plen(family: int, links: int) -> int:

@@ -225,6 +225,21 @@ def config_db(device: Device, model: SwitchModel) -> dict[str, Any]:
 
 
 _row = json.JSONEncoder(sort_keys=True, separators=(", ", ": ")).encode
+# (table, key) -> (row, its JSON): most rows (QoS, buffers, watchdog of a port) are equal on every switch of a model,
+# and comparing two small dicts costs a fraction of encoding one.  Only rows of strings are cached (Config DB's own
+# values), so equal rows always encode alike (1 == True would not).  Per process; bounded.
+_ROW_TEXT: dict[tuple[str, str], tuple[dict[str, Any], str]] = {}
+_ROW_CACHE_MAX = 200_000
+
+
+def _row_text(table: str, key: str, row: dict[str, Any]) -> str:
+    hit = _ROW_TEXT.get((table, key))
+    if hit is not None and hit[0] == row:
+        return hit[1]
+    text = f"{_row(key)}: {_row(row)}"
+    if len(_ROW_TEXT) < _ROW_CACHE_MAX and all(type(v) is str for v in row.values()):
+        _ROW_TEXT[(table, key)] = (row, text)
+    return text
 
 
 def dump_config_db(db: dict[str, Any]) -> str:
@@ -235,7 +250,8 @@ def dump_config_db(db: dict[str, Any]) -> str:
         rows = db[table]
         out.append(f" {_row(table)}: {{")
         keys = sorted(rows)
-        out.extend(f"  {_row(k)}: {_row(rows[k])}{',' if n < len(keys) - 1 else ''}" for n, k in enumerate(keys))
+        last = len(keys) - 1
+        out.extend(f"  {_row_text(table, k, rows[k])}{',' if n < last else ''}" for n, k in enumerate(keys))
         out.append(" }" + ("," if t < len(tables) - 1 else ""))
     out.append("}")
     return "\n".join(out) + "\n"
