@@ -240,3 +240,18 @@ def test_roce_dscp_on_a_lossy_class_is_caught_in_the_files(build):
 def test_a_folder_that_is_no_build(tmp_path):
     code, found = _rendered(tmp_path)
     assert code == 2 and {f["rule"] for f in found} == {"manifest", "io"}
+
+
+def test_only_never_follows_a_hand_made_manifest_outside_the_build(tmp_path):
+    out = tmp_path / "b"
+    assert cli("render", str(LAB), "-o", str(out))[0] == 0
+    manifest = json.loads((out / "manifest.json").read_text())
+    secret = tmp_path / "outside.txt"
+    secret.write_text("not yours")
+    manifest["files"]["../outside.txt"] = {"sha256": "0", "bytes": 9, "target": "someone"}
+    manifest["files"]["/etc/hostname"] = {"sha256": "0", "bytes": 9, "target": "someone"}
+    (out / "manifest.json").write_text(json.dumps(manifest))
+    assert cli("render", str(LAB), "-o", str(out), "--only", "eos")[0] == 0
+    written = json.loads((out / "manifest.json").read_text())["files"]
+    assert "../outside.txt" not in written and "/etc/hostname" not in written
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".b.lock", "b", "outside.txt"]

@@ -68,12 +68,11 @@ def must_not_run(tmp: Path) -> None:
 def tmpfs(where: Path, options: str) -> Iterator[Path]:
     """A real tmpfs mounted at `where` (root only), unmounted afterwards whatever happens."""
     if os.geteuid() != 0:
-        pytest.skip("needs root to mount a tmpfs (the tests run as root in CI); root ignores permission bits, "
-                    "so only a real mount tests this")
+        pytest.skip(reason="needs root to mount a tmpfs (the tests run as root in CI); root ignores permission "
+                    "bits, so only a real mount tests this")
     where.mkdir()
     done = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(where)], capture_output=True, text=True)
-    if done.returncode:
-        pytest.skip(f"running as root but cannot mount a tmpfs here: {done.stderr.strip()}")
+    assert done.returncode == 0, f"running as root but cannot mount a tmpfs here: {done.stderr.strip()}"
     try:
         yield where
     finally:
@@ -249,7 +248,7 @@ def test_fill_exception_propagates_unchanged(tmp_path: Path) -> None:
     publish(out, writer(build("a")))
 
     class Boom(Exception):
-        pass
+        """A render that fails half-way."""
 
     def fill(tmp: Path) -> None:
         writer(build("b"))(tmp)

@@ -84,6 +84,14 @@ def _sha(content: str | bytes) -> str:
     return hashlib.sha256(content.encode("utf-8") if isinstance(content, str) else content).hexdigest()
 
 
+def _inside(rel: object) -> bool:
+    """A manifest path that stays inside the build folder (a hand-made manifest must not reach outside it)."""
+    if not isinstance(rel, str) or not rel or rel == MANIFEST:
+        return False
+    parts = Path(rel).parts
+    return not Path(rel).is_absolute() and ".." not in parts and "\\" not in rel
+
+
 def write(out: Path, rendered: dict[str, Files], figures: dict[str, Any], *, force: bool = False,
           only: tuple[str, ...] | None = None) -> tuple[int, tuple[str, ...]]:
     """Publish `rendered` into `out` with its manifest; (files written, targets kept from the previous build)."""
@@ -97,8 +105,8 @@ def write(out: Path, rendered: dict[str, Files], figures: dict[str, Any], *, for
     if previous is not None:
         for rel, entry in previous["files"].items():
             owner = entry.get("target") if isinstance(entry, dict) else None
-            if owner not in rendered and rel not in entries and isinstance(rel, str):
-                keep[rel] = {**entry, "target": owner} if owner else dict(entry)
+            if owner not in rendered and rel not in entries and _inside(rel):
+                keep[rel] = dict(entry)
         for name, version in (previous.get("targets") or {}).items():
             if name not in rendered and isinstance(version, str):
                 versions[name] = version
@@ -113,9 +121,10 @@ def write(out: Path, rendered: dict[str, Files], figures: dict[str, Any], *, for
                     target.parent.mkdir(parents=True, exist_ok=True)
                     made.add(target.parent)
                 target.write_text(content, encoding="utf-8")
+        root = out.resolve()
         for rel in sorted(keep):
             src, dst = out / rel, tmp / rel
-            if src.is_file() and not src.is_symlink():
+            if src.is_file() and not src.is_symlink() and src.resolve().is_relative_to(root):
                 dst.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(src, dst)
         (tmp / MANIFEST).write_text(manifest_text({**keep, **entries}, figures, versions), encoding="utf-8")
