@@ -1,0 +1,109 @@
+"""Host-side decisions: each GPU host's rails (routing table, rule, RDMA device, GPU pairing) and each storage
+server's drive layout, plus the settings every host shares.
+
+- Rails: NIC n is on rail n and pairs with GPU n (Grand Teton: 8 backend NICs 1:1 with GPUs, four PCIe Gen5 switches
+  each holding 2 NICs and 2 GPUs, two switches per CPU; domain-facts section 4).  Its RDMA device is
+  `<prefix>n`, so NCCL_IB_HCA in GPU order is the RDMA devices in NIC order.  Its source address has its own routing
+  table (base + n) and rule (priority base + n), whose routes send the backend's supernets (the host-link pools)
+  through that NIC's own RTSW port: a NIC's traffic never leaves on another rail.
+- The RoCE ToS (NCCL_IB_TC, RDMA-CM's default ToS) is the backend QoS's RoCE DSCP shifted left by two, with ECT(0)
+  set when the QoS marks ECN: DSCP 26 is ToS 106 with ECN, 104 without.
+- Storage: drive n of a server of role R mounts at <root>/<R>/dNN; Hammerspace servers export every drive's file
+  system to the front end's host networks.
+"""
+
+from __future__ import annotations
+
+from teton.fabric.hostplan import (
+    DriveMount,
+    GpuHostPlan,
+    HostSettings,
+    Nccl,
+    NfsMount,
+    RailNic,
+    Scheduler,
+    StoragePlan,
+)
+from teton.fabric.intent import Qos
+from teton.fabric.model import Device
+from teton.spec.model import AddressPools, Cluster, RoceBackend
+
+PCIE_SWITCHES = 4      # Grand Teton: four PCIe Gen5 switches, each with 2 GPUs and 2 backend NICs
+NFS_ROLES = ("hammerspace",)
+
+
+def roce_tos(q: Qos | None) -> int:
+    if q is None:
+        return 0
+    return q.roce_dscp << 2 | (2 if q.ecn is not None else 0)
+
+
+def _pools(pools: AddressPools | None) -> tuple[str, ...]:
+    return () if pools is None or pools.host_links is None else (pools.host_links,)
+
+
+def gpu_host_plan(cluster: Cluster, device: Device) -> GpuHostPlan:
+    net = cluster.hosts.network
+    gpus = cluster.host.gpus
+    sockets = cluster.scheduler.sockets
+    rails = [i for i in device.interfaces if i.kind == "host-rtsw"]
+    count = max(1, len(rails))
+    nics = []
+    for i in rails:
+        n = i.ordinal
+        switch = n * PCIE_SWITCHES // count
+        nics.append(RailNic(i.name, n, n * gpus // count, f"{net.rdma_device_prefix}{n}", switch,
+                            switch * sockets // PCIE_SWITCHES, net.route_table_base + n, net.rule_priority_base + n))
+    be = cluster.backend
+    v4: tuple[str, ...] = ()
+    v6: tuple[str, ...] = ()
+    if isinstance(be, RoceBackend):
+        v4, v6 = _pools(be.addressing.ipv4), _pools(be.addressing.ipv6)
+    return GpuHostPlan(tuple(nics), v4, v6,
+                       tuple(i.name for i in device.interfaces if i.kind == "host-fersw"))
+
+
+def storage_plan(cluster: Cluster, device: Device) -> StoragePlan:
+    s = cluster.hosts.storage_server
+    role = str(device.attrs.get("storage_role", ""))
+    drives = int(device.attrs.get("drives", 0))
+    mounts = tuple(DriveMount(n, f"{s.mount_root.rstrip('/')}/{role}/d{n:02d}") for n in range(drives))
+    serves = role in NFS_ROLES
+    clients: tuple[str, ...] = ()
+    if serves and cluster.frontend is not None:
+        fa = cluster.frontend.addressing
+        clients = _pools(fa.ipv4) + _pools(fa.ipv6)
+    return StoragePlan(role, s.filesystem, mounts, tuple(s.mount_options),
+                       tuple(m.mount_point for m in mounts) if serves else (), clients,
+                       tuple(s.export_options) if serves else (), s.format_drives)
+
+
+def _nfs_server(cluster: Cluster, devices: dict[str, Device]) -> str | None:
+    given = cluster.hosts.storage_client.hammerspace_server
+    if given is not None:
+        return given
+    for d in devices.values():
+        if d.role == "storage" and d.attrs.get("storage_role") in NFS_ROLES:
+            for i in d.interfaces:
+                for cidr in (i.ipv4, i.ipv6):
+                    if cidr:
+                        return cidr.split("/", 1)[0]
+    return None
+
+
+def host_settings(cluster: Cluster, devices: dict[str, Device], qos: Qos | None) -> HostSettings:
+    h = cluster.hosts
+    n, sc, t = h.nccl, cluster.scheduler, h.storage_client.tectonic
+    return HostSettings(
+        renderer=h.network.renderer, lldp=h.network.lldp,
+        nccl=Nccl(n.gid_index, n.ib_timeout, roce_tos(qos), n.debug, tuple(n.debug_subsys), n.trace_buffer_size,
+                  n.dump_on_timeout, n.dump_dir),
+        tectonic_mount=t.mount_point if t is not None else None,
+        tectonic_namespace=t.namespace if t is not None else "",
+        tectonic_options=tuple(t.options) if t is not None else (),
+        nfs=tuple(NfsMount(m.name, m.mount_point, m.export, m.nconnect, tuple(m.options))
+                  for m in h.storage_client.hammerspace),
+        nfs_server=_nfs_server(cluster, devices),
+        scheduler=Scheduler(sc.kind, cluster.name, sc.controller, sc.controller_address, sc.partition,
+                            sc.slurmctld_port, sc.slurmd_port, sc.sockets, sc.cores_per_socket, sc.threads_per_core,
+                            sc.real_memory_mb, sc.health_check_interval_s))

@@ -1,0 +1,108 @@
+"""The host-side intents the design decides: how every GPU host's rails are routed and paired with its GPUs, how every
+Sierra Point server lays out its drives, and the cluster-wide settings the host playbooks and the scheduler spell.
+
+Like the switch intents (`teton.fabric.intent`), these are decided once in `teton.design.hostplan` and only spelled by
+the targets (the Ansible inventory, the Slurm files), so a routing table number, an RDMA device name or a GPU-NIC pair
+cannot differ between two files of one build.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, NamedTuple
+
+
+class RailNic(NamedTuple):
+    """One backend NIC of a GPU host: its rail, the GPU it serves and how its traffic is kept on its rail."""
+
+    name: str                  # interface name, e.g. be0
+    rail: int                  # = the NIC's ordinal: NIC n of every host is on rail n
+    gpu: int                   # the GPU it is paired with (same PCIe switch)
+    rdma_device: str           # e.g. mlx5_0
+    pcie_switch: int           # PCIe switch holding the NIC and its GPU
+    numa: int                  # CPU socket the PCIe switch hangs off
+    table: int                 # routing table of this NIC's source address
+    rule_priority: int         # priority of the rule "from <address> lookup <table>"
+
+
+@dataclass(frozen=True, slots=True)
+class GpuHostPlan:
+    """A GPU host's backend: per-NIC source routing towards the backend supernets, and the GPU-NIC pairing."""
+
+    nics: tuple[RailNic, ...]          # in NIC order
+    supernets4: tuple[str, ...]        # backend prefixes each NIC reaches through its own RTSW
+    supernets6: tuple[str, ...]
+    socket_ifnames: tuple[str, ...]    # front-end NICs (NCCL's bootstrap and socket traffic)
+
+
+class DriveMount(NamedTuple):
+    ordinal: int               # drive n of the server, in PCI order
+    mount_point: str
+
+
+@dataclass(frozen=True, slots=True)
+class StoragePlan:
+    """A Sierra Point server: one file system per E1.S drive; NFS exports where its role serves NFS."""
+
+    role: str                          # tectonic or hammerspace
+    filesystem: Literal["xfs", "ext4"]
+    drives: tuple[DriveMount, ...]
+    mount_options: tuple[str, ...]
+    exports: tuple[str, ...]           # exported paths (Hammerspace data services)
+    export_clients: tuple[str, ...]    # networks allowed to mount them (the GPU hosts' front end)
+    export_options: tuple[str, ...]
+    format_drives: bool
+
+
+HostPlan = GpuHostPlan | StoragePlan
+
+
+class NfsMount(NamedTuple):
+    name: str
+    mount_point: str
+    export: str
+    nconnect: int
+    options: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Nccl:
+    gid_index: int
+    ib_timeout: int
+    roce_tos: int                      # NCCL_IB_TC and the RDMA-CM ToS: the RoCE DSCP, shifted, with ECT(0) when ECN
+    debug: str
+    debug_subsys: tuple[str, ...]
+    trace_buffer_size: int
+    dump_on_timeout: bool
+    dump_dir: str
+
+
+@dataclass(frozen=True, slots=True)
+class Scheduler:
+    kind: Literal["slurm"]
+    cluster: str
+    controller: str
+    controller_address: str | None
+    partition: str
+    slurmctld_port: int
+    slurmd_port: int
+    sockets: int
+    cores_per_socket: int
+    threads_per_core: int
+    real_memory_mb: int
+    health_check_interval_s: int
+
+
+@dataclass(frozen=True, slots=True)
+class HostSettings:
+    """What every host of the cluster shares: how NICs are written, NCCL, storage mounts, the scheduler."""
+
+    renderer: Literal["networkd", "netplan"]
+    lldp: bool
+    nccl: Nccl
+    tectonic_mount: str | None         # mount point of the Tectonic FUSE client (None: not mounted)
+    tectonic_namespace: str
+    tectonic_options: tuple[str, ...]
+    nfs: tuple[NfsMount, ...]
+    nfs_server: str | None             # None: no Hammerspace server is known
+    scheduler: Scheduler

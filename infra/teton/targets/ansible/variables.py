@@ -1,0 +1,152 @@
+"""The Ansible variables of every host, spelled from the Fabric: its devices, their host plans and the shared intents.
+
+Nothing is decided here.  The QoS values are the device's own `qos` (the very object the switch targets spell), the
+rails and their routing tables the device's `host` plan, the settings the Fabric's `hosts`.  Values every host of a
+group shares go to that group's file (`group_vars/<group>.yml`), the rest to `host_vars/<host>.yml`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from teton.fabric.hostplan import GpuHostPlan, HostSettings, StoragePlan
+from teton.fabric.intent import Qos
+from teton.fabric.model import Device, Fabric, Interface
+
+Vars = dict[str, Any]
+SLURM_FILES = "{{ inventory_dir }}/../slurm"   # the slurm target's folder of the same build
+QPS_PER_CONNECTION = 16                        # NCCL_IB_QPS_PER_CONNECTION when the Fabric carries no hashing policy
+
+
+def group_name(text: str) -> str:
+    """An Ansible group name (letters, digits and '_'): 'z01-r001' -> 'z01_r001'."""
+    return re.sub(r"[^A-Za-z0-9_]", "_", text)
+
+
+def qos_vars(q: Qos, roce_tos: int) -> Vars:
+    return {"trust": "dscp", "lossless_priority": q.lossless_priority, "pfc_priorities": list(q.pfc_priorities),
+            "roce_dscp": q.roce_dscp, "roce_tos": roce_tos, "cnp_dscp": q.cnp_dscp, "cnp_priority": q.cnp_priority,
+            "ecn": q.ecn is not None, "ecn_min_kbytes": q.ecn.min_kbytes if q.ecn else None,
+            "ecn_max_kbytes": q.ecn.max_kbytes if q.ecn else None,
+            "pfc_watchdog_ms": q.watchdog.detection_ms if q.watchdog else None,
+            "dscp_to_priority": list(q.dscp_to_tc)}
+
+
+def _qps(device: Device) -> int:
+    # The backend's hashing policy (flows per GPU pair) where the Fabric carries one; the design's default otherwise.
+    policy = getattr(device, "policy", None)
+    hashing = getattr(policy, "hashing", None)
+    return int(getattr(hashing, "qps_per_connection", QPS_PER_CONNECTION))
+
+
+def nccl_vars(s: HostSettings, device: Device) -> Vars:
+    n = s.nccl
+    return {"gid_index": n.gid_index, "ib_timeout": n.ib_timeout, "ib_tc": n.roce_tos,
+            "qps_per_connection": _qps(device), "debug": n.debug, "debug_subsys": list(n.debug_subsys),
+            "trace_buffer_size": n.trace_buffer_size, "dump_on_timeout": n.dump_on_timeout, "dump_dir": n.dump_dir}
+
+
+def mounts_vars(s: HostSettings) -> Vars:
+    tectonic = None if s.tectonic_mount is None else {
+        "mount_point": s.tectonic_mount, "namespace": s.tectonic_namespace, "options": list(s.tectonic_options)}
+    return {"tectonic": tectonic, "nfs_server": s.nfs_server,
+            "nfs": [{"name": m.name, "mount_point": m.mount_point, "export": m.export, "nconnect": m.nconnect,
+                     "options": list(m.options)} for m in s.nfs]}
+
+
+def scheduler_vars(s: HostSettings) -> Vars:
+    c = s.scheduler
+    return {"kind": c.kind, "cluster": c.cluster, "controller": c.controller,
+            "controller_address": c.controller_address, "partition": c.partition,
+            "slurmctld_port": c.slurmctld_port, "slurmd_port": c.slurmd_port,
+            "health_check_interval_s": c.health_check_interval_s}
+
+
+def _addresses(i: Interface) -> list[str]:
+    return [c for c in (i.ipv4, i.ipv6) if c]
+
+
+def _nic(i: Interface) -> Vars:
+    return {"name": i.name, "mtu": i.mtu, "addresses": _addresses(i), "gateway4": i.peer_ipv4,
+            "gateway6": i.peer_ipv6}
+
+
+def ansible_host(device: Device) -> str | None:
+    """The address Ansible reaches a host at: its first front-end address (the in-band management path)."""
+    for i in device.interfaces:
+        if i.kind in ("host-fersw", "storage-fersw"):
+            for c in _addresses(i):
+                return c.split("/", 1)[0]
+    return None
+
+
+def _placement(device: Device, role: str) -> Vars:
+    out: Vars = {"teton_device": device.name, "teton_role": role, "teton_rack": device.rack}
+    if device.zone is not None:
+        out["teton_zone"] = device.zone
+    address = ansible_host(device)
+    if address is not None:
+        out["ansible_host"] = address
+    return out
+
+
+def gpu_host(device: Device, s: HostSettings) -> tuple[Vars, Vars]:
+    """(variables only this host has, variables it may share with its group)."""
+    plan = device.host
+    assert isinstance(plan, GpuHostPlan), f"{device.name}: a GPU host has a host plan"
+    ifaces = {i.name: i for i in device.interfaces}
+    rails = []
+    for n in plan.nics:
+        i = ifaces[n.name]
+        rails.append({"name": n.name, "rail": n.rail, "gpu": n.gpu, "rdma_device": n.rdma_device,
+                      "pcie_switch": n.pcie_switch, "numa": n.numa, "table": n.table,
+                      "rule_priority": n.rule_priority, "mtu": i.mtu, "addresses": _addresses(i),
+                      "gateway4": i.peer_ipv4, "gateway6": i.peer_ipv6, "switch": i.peer,
+                      "switch_port": i.peer_port})
+    own = {**_placement(device, "gpu"), "teton_rails": rails, "teton_socket_ifnames": list(plan.socket_ifnames)}
+    shared: Vars = {"teton_supernets": [*plan.supernets4, *plan.supernets6],
+                    "teton_network": {"renderer": s.renderer, "lldp": s.lldp},
+                    "teton_nccl": nccl_vars(s, device), "teton_storage_mounts": mounts_vars(s)}
+    if device.qos is not None:
+        shared["teton_qos"] = qos_vars(device.qos, s.nccl.roce_tos)
+    return own, shared
+
+
+def storage_server(device: Device, s: HostSettings) -> tuple[Vars, Vars]:
+    plan = device.host
+    assert isinstance(plan, StoragePlan), f"{device.name}: a storage server has a storage plan"
+    own = {**_placement(device, "storage"),
+           "teton_frontend": [_nic(i) for i in device.interfaces if i.kind == "storage-fersw"],
+           "teton_storage": {"role": plan.role, "filesystem": plan.filesystem,
+                             "drives": [{"index": d.ordinal, "mount_point": d.mount_point} for d in plan.drives],
+                             "mount_options": list(plan.mount_options), "exports": list(plan.exports),
+                             "export_clients": list(plan.export_clients),
+                             "export_options": list(plan.export_options), "format_drives": plan.format_drives}}
+    return own, {"teton_network": {"renderer": s.renderer, "lldp": s.lldp}}
+
+
+def split_shared(hosts: Iterable[str], shared: Callable[[str], Vars]) -> tuple[Vars, dict[str, Vars]]:
+    """(the group's variables: those equal on every host, the rest per host)."""
+    names = list(hosts)
+    values = {h: shared(h) for h in names}
+    keys = sorted({k for v in values.values() for k in v})
+    group: Vars = {}
+    per_host: dict[str, Vars] = {h: {} for h in names}
+    for k in keys:
+        seen = [values[h].get(k, _MISSING) for h in names]
+        if all(x is not _MISSING for x in seen) and all(x == seen[0] for x in seen[1:]):
+            group[k] = seen[0]
+        else:
+            for h, x in zip(names, seen, strict=True):
+                if x is not _MISSING:
+                    per_host[h][k] = x
+    return group, per_host
+
+
+_MISSING = object()
+
+
+def all_vars(fabric: Fabric, s: HostSettings) -> Vars:
+    return {"teton_cluster": fabric.name, "teton_scheduler": scheduler_vars(s), "teton_slurm_files": SLURM_FILES}

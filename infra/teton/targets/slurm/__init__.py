@@ -1,0 +1,89 @@
+"""The scheduler's files: `slurm/slurm.conf`, `slurm/gres.conf` and `slurm/topology.conf`, from the Fabric.
+
+- Nodes: every GPU host, addressed on its front end, with its GPUs as `gpu:<type>:<count>` and its zone and rack as
+  features; the scheduler settings (controller, ports, CPU layout, health check) are the Fabric's host settings.
+- gres.conf: each GPU with the cores of the CPU socket its PCIe switch hangs off (the Fabric's GPU-NIC pairing).
+- topology.conf: the tree rack switch (RTSW) -> zone -> cluster, each switch and node exactly once, names spelled
+  out (slurmctld refuses hostlist expressions in `Switches=`).
+
+Slurm itself is the validator: tests/hosts/test_slurm.py starts Debian's slurmctld on these files.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from teton.fabric.hostplan import GpuHostPlan
+from teton.fabric.model import Device, Fabric
+from teton.targets.base import Files, RenderContext, Target
+from teton.targets.templates import render_template
+
+DIR = "slurm"
+
+
+def gpu_type(device: Device) -> str:
+    """'h100' for 'H100-80GB-HBM3': Slurm's GRES type of the host's GPUs."""
+    model = str(device.attrs.get("gpu_model", "gpu"))
+    return (model.split("-", 1)[0].lower() or "gpu").replace(" ", "")
+
+
+def _frontend_address(device: Device) -> str | None:
+    for i in device.interfaces:
+        if i.kind == "host-fersw":
+            for cidr in (i.ipv4, i.ipv6):
+                if cidr:
+                    return cidr.split("/", 1)[0]
+    return None
+
+
+def _cores(socket: int, per_socket: int) -> str:
+    first = socket * per_socket
+    return f"{first}-{first + per_socket - 1}" if per_socket > 1 else str(first)
+
+
+def _node(device: Device, cores_per_socket: int) -> dict[str, Any]:
+    gpus = int(device.attrs.get("gpus", 0))
+    plan = device.host
+    numa = {n.gpu: n.numa for n in plan.nics} if isinstance(plan, GpuHostPlan) else {}
+    return {"name": device.name, "addr": _frontend_address(device), "gpus": gpus, "gpu_type": gpu_type(device),
+            "features": ",".join(x for x in (f"z{device.zone:02d}" if device.zone else "", device.rack) if x),
+            "gres": [{"gpu": g, "cores": _cores(numa.get(g, 0), cores_per_socket)} for g in range(gpus)]}
+
+
+def topology(fabric: Fabric) -> tuple[list[dict[str, Any]], list[dict[str, Any]], str]:
+    """(rack switches with their hosts, zones with their rack switches, the top switch's name)."""
+    racks: list[dict[str, Any]] = []
+    zones: dict[int, list[str]] = {}
+    for sw in fabric.by_role("rtsw"):
+        nodes = list(dict.fromkeys(i.peer for i in sw.interfaces if i.kind == "host-rtsw"))
+        if not nodes:
+            continue
+        racks.append({"name": sw.name, "nodes": nodes})
+        zones.setdefault(sw.zone or 0, []).append(sw.name)
+    zone_list = [{"name": f"z{z:02d}", "switches": names} for z, names in sorted(zones.items())]
+    taken = {z["name"] for z in zone_list} | set(fabric.devices)
+    top = fabric.name if fabric.name not in taken else f"{fabric.name}-cluster"
+    return racks, zone_list, top
+
+
+class SlurmTarget(Target):
+    name = "slurm"
+    summary = "slurm/slurm.conf, gres.conf, topology.conf: nodes, GPUs and the tree rack switch -> zone -> cluster"
+
+    def render(self, fabric: Fabric, ctx: RenderContext) -> Files:
+        settings = fabric.hosts
+        hosts = fabric.by_role("host")
+        if settings is None or not hosts:
+            return {}
+        s = settings.scheduler
+        nodes = [_node(d, s.cores_per_socket) for d in hosts]
+        racks, zones, top = topology(fabric)
+        return {
+            f"{DIR}/slurm.conf": render_template("slurm/slurm.conf.j2", s=s, nodes=nodes),
+            f"{DIR}/gres.conf": render_template("slurm/gres.conf.j2", cluster=s.cluster, nodes=nodes),
+            f"{DIR}/topology.conf": render_template("slurm/topology.conf.j2", cluster=s.cluster, racks=racks,
+                                                    zones=zones, top=top),
+        }
+
+
+TARGET = SlurmTarget()

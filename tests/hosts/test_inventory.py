@@ -1,0 +1,112 @@
+"""The inventory target: groups, variables spelled from the Fabric, JSON Schema and role argument specs, and Ansible's
+own inventory tools reading it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import pytest
+import yaml
+
+from tests.hosts.harness import VENV_BIN, env
+from teton.findings import SpecError
+from teton.targets import RenderContext, get
+from teton.targets.ansible import build_documents, check_documents
+
+
+def _inventory(*args: str, build) -> str:
+    res = subprocess.run([str(VENV_BIN / "ansible-inventory"), "-i", str(build / "ansible/inventory.yml"), *args],
+                         capture_output=True, text=True, env={**env(), "HOME": "/root"}, check=False)
+    assert res.returncode == 0, res.stderr
+    return res.stdout
+
+
+def test_ansible_inventory_lists_every_host_with_its_groups_and_variables(lab_build, lab_fabric):
+    data = json.loads(_inventory("--list", build=lab_build))
+    hostvars = data["_meta"]["hostvars"]
+    gpu = sorted(d.name for d in lab_fabric.by_role("host"))
+    storage = sorted(d.name for d in lab_fabric.by_role("storage"))
+    assert sorted(data["gpu"]["hosts"]) == gpu
+    assert sorted(data["storage_tectonic"]["hosts"]) == [s for s in storage if s.startswith("s1-")]
+    assert sorted(data["storage_hammerspace"]["hosts"]) == [s for s in storage if s.startswith("s2-")]
+    assert sorted(data["zone_01"]["hosts"]) == [h for h in gpu if h.startswith("z01-")]
+    assert sorted(data["rack_z02_r001"]["hosts"]) == ["z02-r001-h1", "z02-r001-h2"]
+    assert sorted(data["rails"]["children"]) == [f"rail_{n}" for n in range(8)]
+    assert sorted(data["rail_7"]["hosts"]) == gpu
+    h = hostvars["z01-r001-h1"]
+    assert h["ansible_host"] == "10.192.0.1" and h["teton_cluster"] == "lab"
+    assert [r["name"] for r in h["teton_rails"]] == [f"be{n}" for n in range(8)]
+    assert h["teton_rails"][1]["table"] == 101 and h["teton_rails"][1]["rule_priority"] == 1001
+    assert h["teton_nccl"]["ib_tc"] == 106 and h["teton_qos"]["roce_tos"] == 106        # DSCP 26 with ECT(0)
+    assert hostvars["s2-r01-sp01"]["teton_storage"]["exports"][0] == "/srv/hammerspace/d00"
+    graph = _inventory("--graph", build=lab_build)
+    assert "@storage_hammerspace:" in graph and "|--z02-r002-h2" in graph
+
+
+def test_every_host_qos_value_is_its_devices_own_qos_intent(lab_build, lab_fabric):
+    """The QoS host variables spell the device's `qos` (the object the switches spell), never a copy of the spec."""
+    group = yaml.safe_load((lab_build / "ansible/group_vars/gpu.yml").read_text())
+    for d in lab_fabric.by_role("host"):
+        q = d.qos
+        assert q is not None and q is lab_fabric.qos
+        v = group["teton_qos"]
+        assert (v["lossless_priority"], v["pfc_priorities"], v["roce_dscp"], v["cnp_dscp"], v["cnp_priority"]) == (
+            q.lossless_priority, list(q.pfc_priorities), q.roce_dscp, q.cnp_dscp, q.cnp_priority)
+        assert v["dscp_to_priority"] == list(q.dscp_to_tc) and v["ecn"] == (q.ecn is not None)
+        assert v["pfc_watchdog_ms"] == (q.watchdog.detection_ms if q.watchdog else None)
+
+
+def test_rendering_twice_is_byte_identical(lab_fabric):
+    a = get("ansible").render(lab_fabric, RenderContext())
+    b = get("ansible").render(lab_fabric, RenderContext())
+    assert a == b and "ansible/host_vars/z02-r002-h2.json" in a and "ansible/group_vars/all.yml" in a
+
+
+def test_a_variable_outside_the_schema_is_a_finding_naming_file_and_path(lab_fabric):
+    docs = build_documents(lab_fabric)
+    docs.files["ansible/host_vars/z01-r001-h1.json"]["teton_rails"][0]["mtu"] = 99999
+    docs.files["ansible/group_vars/gpu.yml"]["teton_qos"]["roce_dscp"] = 64
+    found = check_documents(docs)
+    where = {(f.file, f.path) for f in found}
+    assert ("ansible/host_vars/z01-r001-h1.json", "teton_rails.0.mtu") in where
+    assert ("ansible/group_vars/gpu.yml", "teton_qos.roce_dscp") in where
+
+
+def test_a_variable_a_role_requires_is_checked_against_its_argument_spec(lab_fabric):
+    docs = build_documents(lab_fabric)
+    del docs.files["ansible/host_vars/z01-r002-h1.json"]["teton_socket_ifnames"]        # nccl requires it
+    docs.files["ansible/group_vars/gpu.yml"]["teton_nccl"]["debug"] = "LOUD"              # not in nccl's choices
+    found = check_documents(docs)
+    text = "\n".join(f"{f.file} {f.path} {f.message}" for f in found)
+    assert "z01-r002-h1.json teton_socket_ifnames" in text
+    assert "teton_nccl.debug" in text and "nccl" in text
+
+
+def test_render_refuses_variables_that_break_a_contract(lab_fabric, monkeypatch):
+    from teton.targets import ansible as target
+
+    real = target.build_documents
+
+    def broken(fabric):
+        docs = real(fabric)
+        docs.files["ansible/group_vars/all.yml"]["teton_scheduler"]["slurmctld_port"] = 0
+        return docs
+
+    monkeypatch.setattr(target, "build_documents", broken)
+    with pytest.raises(SpecError) as e:
+        get("ansible").render(lab_fabric, RenderContext())
+    assert any(f.path == "teton_scheduler.slurmctld_port" for f in e.value.findings)
+
+
+def test_validate_rendered_rechecks_the_written_variables(lab_build, tmp_path):
+    import shutil
+
+    from teton.validate.rendered import validate_rendered
+
+    build = tmp_path / "lab"
+    shutil.copytree(lab_build, build)
+    rel = "ansible/host_vars/z01-r001-h2.json"
+    (build / rel).write_text((build / rel).read_text().replace('"teton_socket_ifnames":', '"teton_socket_ifnamez":'))
+    found = [f for f in validate_rendered(build, vendor=True) if f.rule == "ansible-vars"]
+    assert any(f.file == rel for f in found), found

@@ -1,0 +1,210 @@
+"""Every role run for real through ansible-runner: check mode with --diff (which changes nothing), then apply, then a
+second apply with changed=0.  Network roles run against network namespaces of the test's own (addresses, rules,
+routes and sysctls read back with `ip`); file roles against a prepared root directory."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import xml.etree.ElementTree as ET
+from collections import Counter
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.hosts import harness as h
+
+pytestmark = [pytest.mark.root,
+              pytest.mark.skipif(os.geteuid() != 0, reason="chroot and network namespaces need root")]
+
+GPU_BUS = {n: f"0000:{0x18 + 0x20 * n:02x}:00.0" for n in range(8)}
+NIC_BUS = {f"mlx5_{n}": f"0000:{0x19 + 0x20 * n:02x}:00.0" for n in range(8)}
+
+
+def _playbook(where: Path, roles: list[str], hosts: str) -> Path:
+    p = where / f"play-{'-'.join(roles)}.yml"
+    p.write_text(yaml.safe_dump([{"name": "Roles under test", "hosts": hosts, "gather_facts": True,
+                                  "gather_subset": ["min"], "roles": roles}], sort_keys=False))
+    return p
+
+
+def _changed_by_role(result: h.Result) -> Counter[str]:
+    return Counter(e["event_data"].get("role", "") for e in result.events
+                   if e.get("event") == "runner_on_ok" and e["event_data"].get("res", {}).get("changed"))
+
+
+def _three_runs(tmp_path: Path, roles: list[str], host: str, inventory: str, roots: Path,
+                extravars: dict | None = None, before_apply=None) -> tuple[h.Result, h.Result, h.Result]:
+    pb = _playbook(tmp_path, roles, host)
+    check = h.play(pb, [inventory], tmp_path / "run", check=True, limit=host, roots=roots, extravars=extravars)
+    assert check.rc == 0, check.stdout[-4000:]
+    for role in roles:
+        assert _changed_by_role(check)[role] > 0, f"{role}: check mode reports nothing to change"
+    assert check.diffs(), "no --diff output"
+    if before_apply:
+        before_apply()
+    first = h.play(pb, [inventory], tmp_path / "run", limit=host, roots=roots, extravars=extravars)
+    assert first.rc == 0, first.stdout[-4000:]
+    second = h.play(pb, [inventory], tmp_path / "run", limit=host, roots=roots, extravars=extravars)
+    assert second.rc == 0, second.stdout[-4000:]
+    assert second.total("changed") == 0, second.changed_tasks()
+    return check, first, second
+
+
+@pytest.fixture
+def netns():
+    made: list[str] = []
+
+    def make(name: str) -> str:
+        h.run("ip", "netns", "add", name)
+        made.append(name)
+        for k in ("all", "default"):
+            h.run("ip", "netns", "exec", name, "sysctl", "-qw", f"net.ipv6.conf.{k}.accept_dad=0")
+        h.run("ip", "-n", name, "link", "set", "lo", "up")
+        return name
+
+    yield make
+    for name in made:
+        subprocess.run(["ip", "netns", "del", name], check=False, capture_output=True)
+
+
+def _ip(ns: str, *args: str) -> str:
+    return h.run("ip", "-n", ns, *args).stdout
+
+
+def test_backend_nics_and_roce_qos_on_a_host_namespace(lab_build, tmp_path, netns):
+    host = "z01-r001-h1"
+    v = yaml.safe_load((lab_build / f"ansible/host_vars/{host}.json").read_text())
+    tag = h.unique()
+    hns, sns = netns(f"{tag}-h1"), netns(f"{tag}-sw")
+    for rail in v["teton_rails"]:
+        n = rail["rail"]
+        h.run("ip", "link", "add", "name", rail["name"], "netns", hns, "type", "veth", "peer", "name", f"sw{n}",
+              "netns", sns)
+        for a in (f"{rail['gateway4']}/31", f"{rail['gateway6']}/127"):
+            h.run("ip", "-n", sns, "addr", "add", a, "dev", f"sw{n}")
+        h.run("ip", "-n", sns, "link", "set", f"sw{n}", "mtu", str(rail["mtu"]), "up")
+    h.run("ip", "-n", sns, "addr", "add", "10.64.0.200/32", "dev", "lo")      # a far end inside the supernet
+    h.run("ip", "-n", sns, "addr", "add", "fd00:1::c8/128", "dev", "lo")
+    roots = tmp_path / "roots"
+    h.make_root(roots / host)
+    h.chroot_exe(roots, roots / host, hns)
+
+    def untouched() -> None:
+        assert "10.64.0.1/31" not in _ip(hns, "addr", "show", "be0")
+        assert "lookup 100" not in _ip(hns, "rule")
+        assert not (roots / host / "etc/systemd/network").exists()
+
+    check, first, _ = _three_runs(tmp_path, ["backend_nics", "roce_qos"], host,
+                                  str(lab_build / "ansible/inventory.yml"), roots, before_apply=untouched)
+    # what the role did, read back with ip inside the namespace
+    rules = _ip(hns, "rule")
+    for rail in v["teton_rails"]:
+        name, table, prio = rail["name"], rail["table"], rail["rule_priority"]
+        addr = _ip(hns, "addr", "show", name)
+        assert f"mtu {rail['mtu']}" in addr and all(a in addr for a in rail["addresses"])
+        src4, src6 = (a.split("/")[0] for a in rail["addresses"])
+        assert f"{prio}:\tfrom {src4} lookup {table}" in rules
+        assert f"{prio}:\tfrom {src6} lookup {table}" in _ip(hns, "-6", "rule")
+        assert f"10.64.0.0/24 via {rail['gateway4']} dev {name}" in _ip(hns, "route", "show", "table", str(table))
+        assert f"fd00:1::/56 via {rail['gateway6']} dev {name}" in _ip(hns, "-6", "route", "show", "table",
+                                                                      str(table))
+        assert f"dev {name}" in _ip(hns, "route", "get", "10.64.0.200", "from", src4)
+        for dst, src in (("10.64.0.200", src4), ("fd00:1::c8", src6)):      # reachable over this rail
+            ping = h.run("ip", "netns", "exec", hns, "ping", "-n", "-q", "-c", "1", "-W", "2", "-I", src, dst,
+                         check=False)
+            assert ping.returncode == 0, (name, dst, ping.stdout)
+        sysctl = h.run("ip", "netns", "exec", hns, "sysctl", "-n", f"net.ipv4.conf.{name}.arp_ignore",
+                       f"net.ipv4.conf.{name}.arp_announce", f"net.ipv4.conf.{name}.rp_filter").stdout.split()
+        assert sysctl == ["1", "2", "2"]
+        unit = (roots / host / f"etc/systemd/network/60-teton-{name}.network").read_text()
+        assert f"Table={table}" in unit and f"Priority={prio}" in unit and f"MTUBytes={rail['mtu']}" in unit
+    # no vendor tools here: every QoS setting it could not apply is said, and recorded for the health check
+    warnings = "\n".join(first.warnings())
+    assert "RoCE QoS not applied: trust dscp, PFC on priority 3 only" in warnings and "mlnx_qos not found" in warnings
+    assert "DCQCN/ECN and the CNP's DSCP and priority" in warnings and "PFC-storm prevention 200 ms" in warnings
+    state = json.loads((roots / host / "var/lib/teton/roce-qos.json").read_text())
+    assert state["intended"]["roce_tos"] == 106 and len(state["not_applied"]) >= 3
+    # and, where an operator wants it, a host without the tools fails the play instead
+    strict = h.play(_playbook(tmp_path, ["roce_qos"], host), [str(lab_build / "ansible/inventory.yml")],
+                    tmp_path / "run", limit=host, roots=roots, extravars={"roce_qos_on_missing": "fail"})
+    assert strict.rc != 0 and "RoCE QoS not applied" in strict.stdout
+
+
+def test_netplan_renderer_writes_one_file_with_tables_and_rules(lab_build, tmp_path, netns):
+    host = "z02-r002-h2"
+    v = yaml.safe_load((lab_build / f"ansible/host_vars/{host}.json").read_text())
+    hns = netns(f"{h.unique()}-h2")
+    for rail in v["teton_rails"]:
+        h.run("ip", "-n", hns, "link", "add", rail["name"], "type", "veth", "peer", "name", f"p{rail['rail']}")
+    roots = tmp_path / "roots"
+    h.make_root(roots / host)
+    h.chroot_exe(roots, roots / host, hns)
+    extra = {"teton_network": {"renderer": "netplan", "lldp": False}}
+    _three_runs(tmp_path, ["backend_nics"], host, str(lab_build / "ansible/inventory.yml"), roots, extra)
+    plan = yaml.safe_load((roots / host / "etc/netplan/60-teton-backend.yaml").read_text())
+    be3 = plan["network"]["ethernets"]["be3"]
+    assert be3["mtu"] == 9100 and {"to": "10.64.0.0/24", "via": v["teton_rails"][3]["gateway4"], "table": 103} in \
+        be3["routes"]
+    assert {"from": v["teton_rails"][3]["addresses"][0].split("/")[0], "table": 103, "priority": 1003} in \
+        be3["routing-policy"]
+    assert not (roots / host / "etc/systemd/network").exists()
+
+
+def test_gpu_host_file_roles_in_a_prepared_root(lab_build, tmp_path):
+    host = "z01-r002-h1"
+    roots = tmp_path / "roots"
+    root = h.make_root(roots / host)
+    h.chroot_exe(roots, root, None)
+    extra = {"nccl_pci_bus_ids": {"gpus": GPU_BUS, "rdma": NIC_BUS}}
+    check, first, _ = _three_runs(tmp_path, ["nccl", "gpu_health", "storage_client", "slurm"], host,
+                                  str(lab_build / "ansible/inventory.yml"), roots, extra)
+    conf = (root / "etc/nccl.conf").read_text()
+    assert "NCCL_IB_HCA==mlx5_0:1,mlx5_1:1,mlx5_2:1,mlx5_3:1,mlx5_4:1,mlx5_5:1,mlx5_6:1,mlx5_7:1" in conf
+    for line in ("NCCL_IB_GID_INDEX=3", "NCCL_IB_TC=106", "NCCL_IB_QPS_PER_CONNECTION=16", "NCCL_IB_TIMEOUT=22",
+                 "NCCL_SOCKET_IFNAME==fe0,fe1", "NCCL_TOPO_FILE=/etc/nccl/topo.xml", "NCCL_DEBUG=WARN"):
+        assert line in conf.splitlines()
+    env = (root / "etc/profile.d/teton-nccl.sh").read_text()
+    assert "TORCH_NCCL_TRACE_BUFFER_SIZE=2000" in env and "TORCH_NCCL_DUMP_ON_TIMEOUT=1" in env
+    topo = ET.parse(root / "etc/nccl/topo.xml").getroot()
+    cpus = topo.findall("cpu")
+    assert [c.get("numaid") for c in cpus] == ["0", "1"]
+    for sw in topo.iter("pci"):
+        if sw.get("class") == "0x060400":                      # a PCIe switch: 2 GPUs and their paired NICs
+            kids = [(k.get("class"), k.get("busid")) for k in sw]
+            n = int(sw.get("busid").split(":")[2].split(".")[0], 16)
+            assert kids == [("0x030200", GPU_BUS[2 * n]), ("0x020700", NIC_BUS[f"mlx5_{2 * n}"]),
+                            ("0x030200", GPU_BUS[2 * n + 1]), ("0x020700", NIC_BUS[f"mlx5_{2 * n + 1}"])]
+    health = json.loads((root / "etc/teton/node-health.json").read_text())
+    assert health["node"] == host and health["pfc_priority"] == 3 and health["expected_gpus"] == 8
+    assert os.access(root / "usr/local/sbin/teton-node-health", os.X_OK)
+    warnings = "\n".join(first.warnings())
+    assert "GPU health: not applied: no GPU on this host (no nvidia-smi)" in warnings
+    assert "nvidia-fabricmanager: not installed, not started" in warnings
+    tectonic = (root / "etc/systemd/system/mnt-tectonic.mount").read_text()
+    assert "Where=/mnt/tectonic" in tectonic and "Type=fuse.tectonic" in tectonic
+    nfs = (root / "etc/systemd/system/mnt-checkpoints.mount").read_text()
+    v = yaml.safe_load((lab_build / "ansible/group_vars/gpu.yml").read_text())
+    assert f"What={v['teton_storage_mounts']['nfs_server']}:/checkpoints" in nfs
+    assert "Options=vers=4.2,nconnect=16,hard,noatime" in nfs and "Type=nfs4" in nfs
+    for f in ("slurm.conf", "gres.conf", "topology.conf"):
+        assert (root / "etc/slurm" / f).read_text() == (lab_build / "slurm" / f).read_text()
+    assert "munge key: TETON_SECRET_munge_key is not set" in warnings
+
+
+def test_storage_server_role_in_a_prepared_root(lab_build, tmp_path):
+    host = "s2-r01-sp01"
+    roots = tmp_path / "roots"
+    root = h.make_root(roots / host)
+    h.chroot_exe(roots, root, None)
+    _, first, _ = _three_runs(tmp_path, ["storage_server"], host, str(lab_build / "ansible/inventory.yml"), roots)
+    v = yaml.safe_load((lab_build / f"ansible/host_vars/{host}.json").read_text())
+    exports = (root / "etc/exports.d/teton.exports").read_text().splitlines()[1:]
+    assert len(exports) == 16 and exports[0].startswith("/srv/hammerspace/d00 10.192.0.0/22(rw,sync,")
+    network = (root / "etc/systemd/network/60-teton-fe0.network").read_text()
+    assert f"Address={v['teton_frontend'][0]['addresses'][0]}" in network and "MTUBytes=9100" in network
+    inventory = json.loads((root / "var/lib/teton/nvme-inventory.json").read_text())
+    assert inventory["expected"] == 16 and inventory["found"] == []
+    assert "16 of 16 E1.S drives not found (0 NVMe drives here)" in "\n".join(first.warnings())

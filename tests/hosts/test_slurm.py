@@ -1,0 +1,149 @@
+"""Slurm's own controller reads the generated files: Debian's slurmctld with munge, started by the test on
+slurm.conf/gres.conf/topology.conf from the build; `scontrol show topology` lists every switch and node once; the
+node health check drains a failing node through it."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.hosts.harness import PLAYBOOKS, run
+
+pytestmark = [pytest.mark.root,
+              pytest.mark.skipif(os.geteuid() != 0, reason="munged and slurmctld are started as root here"),
+              pytest.mark.skipif(shutil.which("slurmctld") is None, reason="scripts/setup installs slurmctld")]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _stop(proc: subprocess.Popen | None) -> None:
+    if proc is not None and proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(5)
+
+
+@pytest.fixture(scope="module")
+def controller(lab_build):
+    """munged and slurmctld on the build's files (the controller's host name, ports, state and log folders and the
+    nodes' addresses pointed at this machine: the cluster's hosts do not exist here)."""
+    work = Path(tempfile.mkdtemp(prefix="tt-hosts-slurm-"))
+    work.chmod(0o755)
+    munge = work / "munge"
+    munge.mkdir()
+    shutil.chown(munge, "munge", "munge")
+    key = munge / "munge.key"
+    key.write_bytes(os.urandom(1024))
+    key.chmod(0o400)
+    shutil.chown(key, "munge", "munge")
+    sock = munge / "munge.socket"
+    munged = subprocess.Popen(["runuser", "-u", "munge", "--", "munged", "--foreground", "--key-file", str(key),
+                               "--socket", str(sock), "--pid-file", str(munge / "munged.pid"),
+                               "--log-file", str(munge / "munged.log"), "--seed-file", str(munge / "seed")],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    ctld = None
+    try:
+        for _ in range(100):
+            if sock.exists():
+                break
+            time.sleep(0.05)
+        etc = work / "etc"
+        etc.mkdir()
+        for f in ("gres.conf", "topology.conf"):
+            shutil.copy(lab_build / "slurm" / f, etc / f)
+        conf = (lab_build / "slurm/slurm.conf").read_text()
+        host = socket.gethostname().split(".")[0]
+        over = {"SlurmctldHost": host, "SlurmctldPort": str(_free_port()), "SlurmdPort": str(_free_port()),
+                "SlurmUser": "root", "StateSaveLocation": str(work / "state"),
+                "SlurmdSpoolDir": str(work / "spool"), "SlurmctldPidFile": str(work / "slurmctld.pid"),
+                "SlurmctldLogFile": str(work / "slurmctld.log"), "SlurmdLogFile": str(work / "slurmd.log")}
+        for k, value in over.items():
+            conf, n = re.subn(rf"^{k}=.*$", f"{k}={value}", conf, flags=re.M)
+            assert n == 1, k
+        conf = re.sub(r"NodeAddr=\S+", "NodeAddr=127.0.0.1", conf)
+        conf += f"AuthInfo=socket={sock}\n"
+        (etc / "slurm.conf").write_text(conf)
+        environ = {**os.environ, "SLURM_CONF": str(etc / "slurm.conf")}
+        ctld = subprocess.Popen(["slurmctld", "-D", "-i"], env=environ, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+        for _ in range(200):
+            if ctld.poll() is not None:
+                break
+            if "UP" in run("scontrol", "ping", env=environ, check=False).stdout:
+                break
+            time.sleep(0.1)
+        log = (work / "slurmctld.log").read_text() if (work / "slurmctld.log").exists() else ""
+        assert ctld.poll() is None, f"slurmctld exited: {log[-3000:]}"
+        yield environ, work
+    finally:
+        _stop(ctld)
+        _stop(munged)
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _expand(env, expr: str) -> list[str]:
+    return run("scontrol", "show", "hostnames", expr, env=env).stdout.split()
+
+
+def test_scontrol_shows_every_switch_and_node_exactly_once(controller, lab_fabric):
+    env, _ = controller
+    out = run("scontrol", "show", "topology", env=env).stdout
+    switches: list[tuple[str, int]] = []
+    nodes: list[str] = []
+    children: dict[str, list[str]] = {}
+    for line in out.splitlines():
+        fields = dict(re.findall(r"(\w+)=(\S+)", line))
+        if "SwitchName" not in fields:
+            continue
+        switches.append((fields["SwitchName"], int(fields["Level"])))
+        if "Nodes" in fields and fields["Nodes"] != "(null)":
+            if fields["Level"] == "0":
+                nodes += _expand(env, fields["Nodes"])
+        if "Switches" in fields and fields["Switches"] != "(null)":
+            children[fields["SwitchName"]] = _expand(env, fields["Switches"])
+    rtsws = sorted(d.name for d in lab_fabric.by_role("rtsw"))
+    names = [n for n, _ in switches]
+    assert sorted(names) == sorted(rtsws + ["z01", "z02", "lab"]) and len(names) == len(set(names))
+    assert {n: lvl for n, lvl in switches} == {**dict.fromkeys(rtsws, 0), "z01": 1, "z02": 1, "lab": 2}
+    assert sorted(nodes) == sorted(d.name for d in lab_fabric.by_role("host")) and len(nodes) == len(set(nodes))
+    assert children["lab"] == ["z01", "z02"] and children["z02"] == ["z02-r001-rtsw", "z02-r002-rtsw"]
+    sinfo = run("sinfo", "-h", "-N", "-o", "%N %G", env=env).stdout
+    assert sinfo.count("gpu:h100:8") == 8
+
+
+def test_gres_conf_gives_each_gpu_the_cores_of_its_socket(controller):
+    env, _ = controller
+    out = run("scontrol", "show", "node", "z01-r001-h1", env=env).stdout
+    assert "Gres=gpu:h100:8" in out and "Sockets=2" in out and "AvailableFeatures=z01,z01-r001" in out
+
+
+def test_health_check_drains_a_failing_node_and_never_reboots_it(controller, tmp_path):
+    env, _ = controller
+    cfg = tmp_path / "node-health.json"
+    cfg.write_text(json.dumps({"node": "z02-r002-h2", "expected_gpus": 8, "nics": ["tt-no-such-nic"],
+                               "pfc_priority": 3, "roce_qos_state": str(tmp_path / "missing.json"), "drain": True,
+                               "scontrol": "scontrol"}))
+    res = run("python3", str(PLAYBOOKS / "roles/gpu_health/files/teton-node-health"), "--config", str(cfg),
+              env=env, check=False)
+    assert res.returncode == 1, res.stdout + res.stderr
+    assert "n/a  gpus: no GPU here: nvidia-smi not found" in res.stdout       # no GPU: reported, not a failure
+    assert "FAIL link tt-no-such-nic: no such interface" in res.stdout
+    assert "drained z02-r002-h2 in Slurm" in res.stdout
+    node = run("scontrol", "show", "node", "z02-r002-h2", env=env).stdout
+    assert "DRAIN" in node and "Reason=teton-node-health: link tt-no-such-nic" in node
