@@ -10,6 +10,20 @@ from teton.spec.load import load_spec
 from teton.spec.model import Cluster
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _render_cache_of_the_session(tmp_path_factory):
+    """`teton render` and `teton diff` use a render cache: tests get their own, never the user's."""
+    import os
+
+    before = os.environ.get("TETON_CACHE_DIR")
+    os.environ["TETON_CACHE_DIR"] = str(tmp_path_factory.mktemp("render-cache"))
+    yield
+    if before is None:
+        os.environ.pop("TETON_CACHE_DIR", None)
+    else:
+        os.environ["TETON_CACHE_DIR"] = before
+
+
 @pytest.fixture(scope="session")
 def lab_cluster() -> Cluster:
     return load_spec(LAB)

@@ -65,6 +65,8 @@ def main() -> None:
 SPEC_TIMEOUT = click.option("--spec-timeout", type=click.FloatRange(min=0, min_open=True), default=None,
                             metavar="SECONDS", help="how long a Python spec may run (default 60, or "
                             "$TETON_SPEC_TIMEOUT)")
+NO_CACHE = click.option("--no-cache", is_flag=True, help="render every device, ignoring the render cache "
+                        "($TETON_CACHE_DIR, default ~/.cache/teton/render; TETON_CACHE=off turns it off too)")
 YANG_DIR = click.option("--yang-dir", type=click.Path(), envvar="TETON_SONIC_YANG_DIR",
                         help="SONiC YANG models (default: ../shared/sonic-yang-models/yang beside the repo, then the "
                         "copy scripts/setup fetched)")
@@ -155,11 +157,21 @@ def _print_plan(p: dict[str, Any]) -> None:
 @YANG_DIR
 @SPEC_TIMEOUT
 @click.option("--json", "as_json", is_flag=True, help="summary as JSON")
+@click.option("--check", "check_dir", type=click.Path(file_okay=False), metavar="DIR",
+              help="write nothing: compare DIR (intended configs committed to a repository) with what SPEC renders, "
+              "list the stale files and exit 1 if there are any")
+@NO_CACHE
 def render(spec: str, output: str | None, only: tuple[str, ...], force: bool, yang_dir: str | None,
-           spec_timeout: float | None, as_json: bool) -> None:
+           spec_timeout: float | None, as_json: bool, check_dir: str | None, no_cache: bool) -> None:
     """Render every artifact of SPEC into a build folder, atomically, with manifest.json."""
     from teton.build import build
 
+    cache = _cache(no_cache)
+    if check_dir is not None:
+        if output or only or force:
+            raise click.UsageError("--check compares a whole build: it takes no --output, --only or --force")
+        _render_check(spec, Path(check_dir), yang_dir, spec_timeout, as_json, cache)
+        return
     with _bad_input(as_json), _progress("designing") as status:
         def step(name: str) -> None:
             if status is not None:
@@ -167,15 +179,51 @@ def render(spec: str, output: str | None, only: tuple[str, ...], force: bool, ya
 
         result = build(spec, Path(output) if output else None, only=only or None,
                        yang_dir=Path(yang_dir) if yang_dir else None, force=force, progress=step,
-                       timeout=spec_timeout)
+                       timeout=spec_timeout, cache=cache)
     _report(result.warnings, False)
-    summary = {"output": str(result.path), "files": result.files, "rendered": list(result.rendered),
-               "kept": list(result.kept)}
+    summary: dict[str, Any] = {"output": str(result.path), "files": result.files, "rendered": list(result.rendered),
+                               "kept": list(result.kept)}
+    if cache is not None:
+        summary["cache"] = {**cache.stats(), "replayed": result.replayed}
     if as_json:
         click.echo(json.dumps(summary, sort_keys=True))
     else:
         kept = f" (kept {', '.join(result.kept)} from the previous build)" if result.kept else ""
         err.print(f"wrote {result.files} files to {result.path}/{kept}")
+        if cache is not None:
+            err.print(_cache_line(cache, result.replayed))
+
+
+def _cache(no_cache: bool) -> Any:
+    from teton.build.cache import RenderCache
+
+    return None if no_cache else RenderCache.from_env()
+
+
+def _cache_line(cache: Any, replayed: bool = False) -> str:
+    s = cache.stats()
+    how = "; the spec's render was replayed without designing" if replayed else ""
+    return (f"render cache {escape(s['dir'])}: {s['hits']:,} device configs from the cache, {s['misses']:,} rendered"
+            f"{how}")
+
+
+def _render_check(spec: str, folder: Path, yang_dir: str | None, spec_timeout: float | None, as_json: bool,
+                  cache: Any) -> None:
+    from teton.build.check import check_folder
+
+    with _bad_input(as_json), _progress("rendering"):
+        total, stale = check_folder(spec, folder, yang_dir=Path(yang_dir) if yang_dir else None,
+                                    timeout=spec_timeout, cache=cache)
+    if as_json:
+        click.echo(json.dumps({"folder": str(folder), "files": total, "ok": not stale,
+                               "stale": [s._asdict() for s in stale]}, indent=1, sort_keys=True))
+    else:
+        for s in stale:
+            out.print(f"{s.why:<8} {escape(s.path)}")
+        state = "up to date" if not stale else f"{len(stale):,} stale file(s): render {spec} -o {folder} to update"
+        err.print(f"{folder}: {total:,} files compared; {state}")
+    if stale:
+        sys.exit(1)
 
 
 @main.command("targets")
@@ -299,6 +347,90 @@ def schema() -> None:
     from teton.spec.schema import spec_schema
 
     click.echo(json.dumps(spec_schema(), indent=1, sort_keys=True))
+
+
+@main.group()
+def ib() -> None:
+    """InfiniBand: check a fabric's cabling against its design."""
+
+
+@ib.command("verify")
+@click.argument("spec", type=click.Path(dir_okay=False))
+@click.option("--discovered", required=True, type=click.Path(dir_okay=False), metavar="FILE",
+              help="an ibnetdiscover dump (`ibnetdiscover > FILE` on any host of the fabric)")
+@SPEC_TIMEOUT
+@click.option("--json", "as_json", is_flag=True, help="the report as JSON")
+def ib_verify(spec: str, discovered: str, spec_timeout: float | None, as_json: bool) -> None:
+    """Compare an ibnetdiscover dump with SPEC's expected topology: missing, extra and miswired links by device and
+    port name (exit 1 when they differ, 2 on bad input)."""
+    from teton.build import load_and_design
+    from teton.targets.opensm.verify import verify_dump
+
+    with _bad_input(as_json), _progress("comparing"):
+        designed = load_and_design(spec, timeout=spec_timeout)
+        if designed.fabric.subnet_manager is None:
+            from teton.spec.load import spec_lines, with_lines
+
+            raise SpecError(with_lines([Finding(spec, "backend.kind", f"{designed.fabric.name} has a "
+                                                f"{designed.fabric.backend} backend: there is no InfiniBand topology "
+                                                "to verify", rule="ib")], spec_lines(spec)))
+        report = verify_dump(designed.fabric, Path(discovered))
+    if as_json:
+        click.echo(json.dumps(report.as_dict(), indent=1, sort_keys=True))
+    else:
+        for a, b in report.missing:
+            out.print(f"missing   {escape(a)} <-> {escape(b)}")
+        for m in report.miswired:
+            out.print(f"miswired  expected {escape(m['expected'])}; found {escape(m['found'])}")
+        for a, b in report.extra:
+            out.print(f"extra     {escape(a)} <-> {escape(b)}")
+        state = "as designed" if report.ok else (f"{len(report.missing)} missing, {len(report.miswired)} miswired, "
+                                                 f"{len(report.extra)} extra")
+        err.print(f"{discovered}: {report.found:,} of {report.links:,} links of the design found; {state}")
+    if not report.ok:
+        sys.exit(1)
+
+
+@main.command("diff")
+@click.argument("old", metavar="OLD")
+@click.argument("new", metavar="NEW")
+@click.option("--format", "fmt", type=click.Choice(["text", "markdown", "json"]), default="text", show_default=True)
+@click.option("--allow-high", is_flag=True, help="exit 1, not 2, when the verdict is HIGH")
+@click.option("-U", "--context", type=click.IntRange(min=0, max=1000), default=3, show_default=True,
+              help="lines of context around each change")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), help="write the report to this file")
+@YANG_DIR
+@SPEC_TIMEOUT
+@NO_CACHE
+def diff(old: str, new: str, fmt: str, allow_high: bool, context: int, output: str | None, yang_dir: str | None,
+         spec_timeout: float | None, no_cache: bool) -> None:
+    """What changes from spec OLD to spec NEW (each a file or GIT_REF:path, read with git show): per-device diffs of
+    every rendered file by tier and zone, a summary, and the blast radius (none, low, medium, high) with its reasons.
+
+    Exit 0 when nothing changes, 1 when something does, 2 on bad input, or when the verdict is HIGH (unless
+    --allow-high)."""
+    from teton.diff import diff_specs
+
+    cache = _cache(no_cache)
+    with _bad_input(fmt == "json"), _progress("comparing"):
+        result = diff_specs(old, new, cache=cache, yang_dir=Path(yang_dir) if yang_dir else None,
+                            timeout=spec_timeout, context=context)
+        text = result.render(fmt)
+        if output:
+            try:
+                Path(output).write_text(text, encoding="utf-8")
+            except OSError as exc:
+                raise TetonError(f"{output}: cannot be written: {exc.strerror or exc}") from None
+    _report(result.warnings, False)
+    if not output:
+        click.echo(text, nl=False)
+    err.print(f"verdict {result.level.upper()}: {len(result.devices_changed):,} device(s) change")
+    if cache is not None:
+        err.print(_cache_line(cache))
+    code = result.exit_code(allow_high)
+    if code == 2:
+        err.print("[red]refused[/red]: the verdict is HIGH (give --allow-high to accept it)", markup=True)
+    sys.exit(code)
 
 
 if __name__ == "__main__":

@@ -28,3 +28,6 @@ MAX_PER_HOST = 64                     # GPUs, backend NICs and front-end NICs of
 MAX_MANAGEMENT_ENTRIES = 64           # entries of each list under management: (prefixes, NTP/syslog/AAA servers)
 MAX_DEVICES = 250_000                 # devices (switches, hosts, storage servers) of one cluster
 MAX_LINKS = 2_000_000                 # links of one cluster
+MAX_PARTITIONS = 1024                 # InfiniBand partitions (P_Keys) of one cluster
+MAX_PARTITION_HOSTS = 100_000         # hosts named in one InfiniBand partition
+MAX_GUID_MAP_BYTES = 32 << 20         # an InfiniBand GUID map file (the 24k cluster's is about 1.5 MB)

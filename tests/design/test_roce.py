@@ -21,7 +21,7 @@ def test_rtsw_port_i_goes_to_nic_i_of_its_hosts(lab_fabric: Fabric):
     assert [(i.ordinal, i.peer, i.peer_port) for i in down[:2]] == [(0, "z01-r002-h1", "be0"),
                                                                      (1, "z01-r002-h1", "be1")]
     assert (down[8].ordinal, down[8].peer, down[8].peer_port) == (8, "z01-r002-h2", "be0")
-    assert all(i.name == f"Ethernet{4 * i.ordinal}" for i in down)
+    assert all(i.name == f"Ethernet{8 * i.ordinal}" for i in down)     # 8 lanes per 400G port
 
 
 def test_rtsw_uplink_j_goes_to_ctsw_j_of_its_zone(lab_fabric: Fabric):

@@ -89,7 +89,7 @@ def test_link_failure_narrows_ecmp_towards_that_rack_only(twin, spec):
     from teton.twin import service
     from teton.twin.service import _twin
 
-    r = service.fail(str(spec), "z02-r001-rtsw:Ethernet64")
+    r = service.fail(str(spec), "z02-r001-rtsw:Ethernet128")
     try:
         assert r["reconvergence"]["ecmp_mismatched"] == []
         t = _twin("lab")

@@ -31,26 +31,37 @@ def test_golden(lab_build, rel):
 def test_rack_switch_facts(lab_build):
     db = json.loads((lab_build / "devices/z01-r001-rtsw/config_db.json").read_text())
     meta = db["DEVICE_METADATA"]["localhost"]
-    assert (meta["hostname"], meta["bgp_asn"], meta["docker_routing_config_mode"]) == \
-        ("z01-r001-rtsw", "4201001001", "split")
+    assert (meta["hostname"], meta["bgp_asn"]) == ("z01-r001-rtsw", "4201001001")
+    # SONiC runs the rendered frr.conf as it is: split-unified, and no BGP_NEIGHBOR rows for bgpcfgd to act on
+    assert meta["docker_routing_config_mode"] == "split-unified" and "BGP_NEIGHBOR" not in db
+    assert (meta["type"], meta["resource_type"]) == ("BackEndToRRouter", "ComputeAI")
+    assert "mac" not in meta and meta["default_pfcwd_status"] == "disable"   # its own MAC; PFC_WD rows say it all
+    # Tomahawk4: a 400G port is 8 of its 50G lanes, so ports are Ethernet0, Ethernet8 ... Ethernet504
+    assert db["PORT"]["Ethernet0"]["lanes"] == "0,1,2,3,4,5,6,7" and db["PORT"]["Ethernet8"]["lanes"].startswith("8,")
+    assert len(db["PORT"]) == 64 and "Ethernet504" in db["PORT"] and "Ethernet4" not in db["PORT"]
     assert db["PORT"]["Ethernet0"]["mtu"] == "9100" and db["PORT"]["Ethernet0"]["speed"] == "400000"
     assert db["PORT"]["Ethernet0"]["description"] == "z01-r001-h1:be0"
     assert "Ethernet0|10.64.0.0/31" in db["INTERFACE"] and "Loopback0|10.0.0.6/32" in db["LOOPBACK_INTERFACE"]
-    assert db["BGP_NEIGHBOR"]["10.1.0.0"] == {"asn": "4200000101", "name": "z01-ctsw01", "local_addr": "10.1.0.1",
-                                              "holdtime": "3", "keepalive": "1", "admin_status": "up"}
     qos = db["PORT_QOS_MAP"]["Ethernet0"]
     assert qos["pfc_enable"] == "3" and qos["pfcwd_sw_enable"] == "3"
     assert db["DSCP_TO_TC_MAP"]["ROCE"]["26"] == "3" and db["DSCP_TO_TC_MAP"]["ROCE"]["48"] == "6"
-    assert db["BUFFER_PG"]["Ethernet0|3"]["profile"].startswith("pg_lossless_400000_5m")
+    assert db["BUFFER_PG"]["Ethernet0|3"]["profile"] == "pg_lossless_400000_5m_profile"
+    assert db["BUFFER_PROFILE"]["pg_lossless_400000_5m_profile"]["xoff"] == "179968"       # 802.1Qbb formula
     assert db["WRED_PROFILE"]["ROCE_LOSSLESS"]["ecn"] == "ecn_all"       # the lab enables ECN
     assert db["PFC_WD"]["Ethernet0"]["detection_time"] == "200"
-    assert db["PORT"]["Ethernet124"]["admin_status"] == "down"          # unused ports stay down
-    assert db["BREAKOUT_CFG"]["Ethernet0"] == {"brkout_mode": "1x400G"} and len(db["BREAKOUT_CFG"]) == 128
+    assert db["PORT"]["Ethernet504"]["admin_status"] == "down"          # unused ports stay down
+    assert db["BREAKOUT_CFG"]["Ethernet0"] == {"brkout_mode": "1x400G"} and len(db["BREAKOUT_CFG"]) == 64
     assert db["TACPLUS"]["global"]["passkey"] == PREFIX + "aaa_key"      # a reference, never a key
+    assert db["SWITCH_HASH"]["GLOBAL"]["ecmp_hash"][-2:] == ["L4_SRC_PORT", "L4_DST_PORT"]
+    assert {"BUFFER_POOL_WATERMARK", "PG_DROP", "WRED_ECN_QUEUE"} <= set(db["FLEX_COUNTER_TABLE"])
+    assert (db["AAA"]["authorization"]["login"], db["AAA"]["accounting"]["login"]) == ("tacacs+,local",) * 2
+    assert db["ACL_TABLE"]["GNMI_ONLY"]["services"] == ["EXTERNAL_CLIENT"]
+    assert db["ACL_RULE"]["GNMI_ONLY|RULE_10"]["L4_DST_PORT"] == "50051"
     frr = (lab_build / "devices/z01-r001-rtsw/frr.conf").read_text()
     assert "router bgp 4201001001" in frr and " neighbor 10.1.0.0 remote-as 4200000101" in frr
     assert "  aggregate-address 10.64.0.0/27 summary-only" in frr and "maximum-paths 4" in frr
     assert " bgp bestpath as-path multipath-relax" in frr and " timers bgp 1 3" in frr
+    assert " update-delay 120" in frr and "  neighbor CTSW_V4 maximum-prefix 1000" in frr
 
 
 def test_spine_facts(lab_build):
@@ -68,6 +79,16 @@ def test_spine_facts(lab_build):
     assert "   vrf mgmt" in text and "ip access-list standard ACL-MGMT-IN" in text       # management.vrf, as SONiC
     assert "   neighbor RTSW_V4 passive" in text and "   neighbor ATSW_V4 passive" not in text  # the upper end waits
     assert "priority-flow-control pause watchdog default timeout 0.2" in text
+    # the same scheduling as SONiC: lossless and best effort share 50/50, CNPs strict; ECN marks at 5 %
+    assert "   tx-queue 0\n      !! best effort\n      bandwidth percent 50" in text
+    assert "   tx-queue 3\n      !! RoCE lossless (PFC priority 3)\n      bandwidth percent 50" in text
+    assert "max-mark-probability 5" in text
+    assert "   update wait-for-convergence\n   update wait-install" in text and "bgp convergence time 120" in text
+    assert "   neighbor RTSW_V4 maximum-routes 1000" in text
+    assert "fields udp dst-port 4791\n         payload bytes 5-7" in text                 # E-ECMP on the BTH dest QP
+    assert "profile LINK-DAMPING damping" in text and "queue-monitor length" in text
+    assert "username breakglass privilege 15 role network-admin secret sha512 TETON_SECRET_breakglass_sha512" in text
+    assert "aaa accounting commands all default start-stop group AAA-MGMT logging" in text
 
 
 def test_no_secret_value_in_any_artifact(lab_build):

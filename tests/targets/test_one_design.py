@@ -82,8 +82,6 @@ def test_bgp_timers_come_from_the_spec_model_alone(tmp_path, lab_data):
     out = build(write_spec(tmp_path, lab_data), tmp_path / "b").path
     frr = (out / "devices/z01-r001-rtsw/frr.conf").read_text()
     assert " timers bgp 1 3" in frr and " neighbor CTSW_V4 timers connect 1" in frr
-    db = json.loads((out / "devices/z01-r001-rtsw/config_db.json").read_text())
-    assert {(r["keepalive"], r["holdtime"]) for r in db["BGP_NEIGHBOR"].values()} == {("1", "3")}
     assert "   neighbor RTSW_V4 timers 1 3" in (out / "devices/z01-ctsw01/startup-config").read_text()
     fabric = load_fabric((out / "fabric.json").read_text())
     assert {(r.timers.keepalive, r.timers.hold, r.timers.connect_retry)
@@ -122,3 +120,33 @@ def test_radius_renders_on_both_noses(tmp_path, lab_data):
     assert "aaa group server radius AAA-MGMT" in eos and "ip radius vrf mgmt source-interface Management0" in eos
     db = json.loads((out / "devices/z01-r001-rtsw/config_db.json").read_text())
     assert db["RADIUS_SERVER"]["192.0.2.49"]["passkey"] == "TETON_SECRET_aaa_key" and "TACPLUS" not in db
+
+
+def test_a_drained_switch_prepends_its_asn_on_both_noses(tmp_path, lab_data):
+    lab_data["backend"]["drain"] = ["z01-ctsw01", "z01-r001-rtsw"]
+    out = build(write_spec(tmp_path, lab_data), tmp_path / "b").path
+    eos = (out / "devices/z01-ctsw01/startup-config").read_text()
+    assert "route-map EXPORT_V4 permit 10\n   set as-path prepend 4200000101 4200000101 4200000101" in eos
+    frr = (out / "devices/z01-r001-rtsw/frr.conf").read_text()
+    assert " set as-path prepend 4201001001 4201001001 4201001001" in frr
+    assert "prepend" not in (out / "devices/z01-r002-rtsw/frr.conf").read_text()
+    view, _ = read_eos("z01-ctsw01", json.loads((out / "devices/z01-ctsw01/structured-config.json").read_text()))
+    assert view.routing is not None and view.routing.drain_prepend == 3
+
+
+def test_draining_a_switch_the_fabric_does_not_have_is_an_error(tmp_path, lab_data):
+    lab_data["backend"]["drain"] = ["z01-ctsw09"]
+    result = CliRunner().invoke(main, ["validate", "--json", str(write_spec(tmp_path, lab_data))])
+    findings = json.loads(result.output[:result.output.rindex("}") + 1])["findings"]
+    assert result.exit_code == 2 and [(f["path"], f["rule"]) for f in findings] == [("backend.drain[0]", "drain")]
+
+
+def test_bfd_is_spelled_on_both_noses_and_sonic_says_what_it_needs(tmp_path, lab_data):
+    lab_data["backend"]["bgp"]["bfd"] = True
+    spec = write_spec(tmp_path, lab_data)
+    designed = load_and_design(spec)
+    (warning,) = [f for f in designed.warnings if f.rule == "sonic"]
+    assert warning.path == "backend.bgp.bfd" and "bfdd" in warning.message and warning.severity == "warning"
+    out = build(spec, tmp_path / "b").path
+    assert " neighbor CTSW_V4 bfd" in (out / "devices/z01-r001-rtsw/frr.conf").read_text()
+    assert "   neighbor RTSW_V4 bfd" in (out / "devices/z01-ctsw01/startup-config").read_text()

@@ -65,7 +65,7 @@ def frr_target():
 
 
 def test_the_builtin_registry_lists_every_target_package():
-    assert targets.names() == ["cabling", "eos", "fabric", "hosts", "sonic"]
+    assert targets.names() == ["ansible", "cabling", "eos", "fabric", "hosts", "opensm", "slurm", "sonic"]
     assert targets.nos_target("sonic").name == "sonic" and targets.nos_target("fboss") is None
 
 
@@ -91,7 +91,7 @@ def test_only_renders_the_named_target_and_keeps_the_others(frr_target, frr_spec
     before = (out / "devices/atsw01/startup-config").read_bytes()
     (out / "devices/z01-ctsw01/frr.conf").unlink()
     result = build(frr_spec, out, only=("frr",))
-    assert result.rendered == ("frr",) and set(result.kept) == {"cabling", "eos", "fabric", "hosts", "sonic"}
+    assert result.rendered == ("frr",) and set(result.kept) == {"ansible", "cabling", "eos", "fabric", "hosts", "slurm", "sonic"}
     assert (out / "devices/z01-ctsw01/frr.conf").is_file()
     assert (out / "devices/atsw01/startup-config").read_bytes() == before
     assert validate_rendered(out) == []

@@ -67,7 +67,22 @@ def test_session_missing_on_one_end(build):
     found = [f for f in validate_rendered(build) if f.rule in ("bgp-session", "sonic-frr-mismatch")]
     assert any(f.file == "devices/z01-ctsw01/structured-config.json" and "no session back" in f.message
                for f in found)
-    assert any(f.path == "BGP_NEIGHBOR|10.1.0.0" for f in found)   # config_db and frr.conf disagree
+
+
+def test_bgp_neighbor_rows_in_config_db_are_refused(build):
+    """bgpcfgd would configure such neighbours itself, beside frr.conf's peer groups and policies."""
+    _edit_json(build / "devices/z01-r001-rtsw/config_db.json",
+               lambda d: d.update(BGP_NEIGHBOR={"10.1.0.0": {"asn": "4200000101", "name": "z01-ctsw01"}}))
+    (f,) = [f for f in validate_rendered(build, vendor=False) if f.rule == "sonic-frr-mismatch"]
+    assert f.path == "BGP_NEIGHBOR|10.1.0.0" and "bgpcfgd" in f.message
+
+
+def test_split_routing_mode_is_refused(build):
+    """In 'split' mode SONiC deletes frr.conf and loads per-daemon files: the rendered routing would not run."""
+    _edit_json(build / "devices/z01-r001-rtsw/config_db.json",
+               lambda d: d["DEVICE_METADATA"]["localhost"].update(docker_routing_config_mode="split"))
+    (f,) = [f for f in validate_rendered(build, vendor=False) if f.rule == "sonic-frr-mismatch"]
+    assert f.path == "DEVICE_METADATA|localhost/docker_routing_config_mode" and "split-unified" in f.message
 
 
 def test_pfc_priority_that_differs_on_one_switch(build):

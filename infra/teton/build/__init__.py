@@ -7,7 +7,9 @@ written atomically with its manifest.  The CLI, the twin, the tests and the Pulu
 - `write(out, rendered, figures, ...)`: publish the folder (`teton.build.output.publish`: refuses what is not a
   teton build, swaps atomically, serializes writers) with `manifest.json`: sha256 and target of every file, the plan's
   figures, the targets' versions.  With `only`, the other targets' files of the previous build are kept as they were.
-- `build(spec, ...)`: all of the above.
+- `build(spec, ...)`: all of the above.  With a `cache` (`teton.build.cache`), devices whose inputs did not change
+  come from the cache, and a spec rendered before is replayed from its record without designing (`record`).
+- `render_spec(spec, ...)`: load, design and render in memory (what `build`, `render --check` and `diff` share).
 """
 
 from __future__ import annotations
@@ -20,7 +22,17 @@ from pathlib import Path
 from typing import Any
 
 from teton import targets
+from teton.build.cache import RenderCache
 from teton.build.output import publish
+from teton.build.record import (
+    Record,
+    load_record,
+    paused_gc,
+    record_key,
+    record_warnings,
+    replay_files,
+    save_record,
+)
 from teton.checks import check_fabric, check_spec, errors
 from teton.design import design
 from teton.fabric.model import Fabric
@@ -49,18 +61,35 @@ class Build:
     warnings: list[Finding]
     rendered: tuple[str, ...]       # targets rendered this time
     kept: tuple[str, ...]           # targets whose files were kept from the previous build (`only`)
+    replayed: bool = False          # every file came from the cache's record of this spec (nothing was designed)
+
+
+@dataclass(frozen=True)
+class Rendered:
+    """A spec rendered in memory: its files by target, figures and warnings; `fabric` is None when replayed."""
+
+    cluster: Cluster
+    fabric: Fabric | None
+    files: dict[str, Files]
+    figures: dict[str, Any]
+    warnings: list[Finding]
+    record: Record | None = None
 
 
 def load_and_design(path: str | Path, *, timeout: float | None = None) -> Designed:
     """Load, check and design the spec at `path`; raises SpecError with every error found.  `timeout` bounds a
     Python spec's run (see `teton.spec.load.load_spec`)."""
+    return design_spec(path, load_spec(path, timeout))
+
+
+def design_spec(path: str | Path, cluster: Cluster) -> Designed:
+    """Check and design `cluster`, loaded from the spec at `path` (findings name it, with lines)."""
     file = str(path)
-    cluster = load_spec(path, timeout)
     findings = check_spec(cluster, file) + list(targets.check_nos(cluster, file))
     if errors(findings):
         raise SpecError(with_lines(findings, spec_lines(path)))
-    fabric = design(cluster)
-    findings += check_fabric(fabric, file) + targets.check_fabric(fabric, file)
+    fabric = design(cluster, Path(file).parent)
+    findings += check_fabric(fabric, file, cluster) + targets.check_fabric(fabric, file)
     findings = with_lines(findings, spec_lines(path)) if findings else findings
     if errors(findings):
         raise SpecError(findings)
@@ -92,14 +121,20 @@ def _inside(rel: object) -> bool:
     return not Path(rel).is_absolute() and ".." not in parts and "\\" not in rel
 
 
+def manifest_entries(rendered: dict[str, Files]) -> tuple[dict[str, dict[str, Any]], dict[str, str]]:
+    """The manifest's entry of every file (sha256, bytes, target) and each target's version."""
+    entries: dict[str, dict[str, Any]] = {}
+    for name, files in rendered.items():
+        for rel, content in files.items():
+            data = content.encode("utf-8")
+            entries[rel] = {"sha256": _sha(data), "bytes": len(data), "target": name}
+    return entries, {name: targets.get(name).version for name in rendered}
+
+
 def write(out: Path, rendered: dict[str, Files], figures: dict[str, Any], *, force: bool = False,
           only: tuple[str, ...] | None = None) -> tuple[int, tuple[str, ...]]:
     """Publish `rendered` into `out` with its manifest; (files written, targets kept from the previous build)."""
-    entries: dict[str, dict[str, Any]] = {}
-    versions = {name: targets.get(name).version for name in rendered}
-    for name, files in rendered.items():
-        for rel, content in files.items():
-            entries[rel] = {"sha256": _sha(content), "bytes": len(content.encode("utf-8")), "target": name}
+    entries, versions = manifest_entries(rendered)
     keep: dict[str, dict[str, Any]] = {}
     previous = read_manifest(out) if only else None
     if previous is not None:
@@ -133,19 +168,49 @@ def write(out: Path, rendered: dict[str, Files], figures: dict[str, Any], *, for
     return len(entries) + len(keep) + 1, kept
 
 
+def render_spec(spec: str | Path, *, only: tuple[str, ...] | None = None, yang_dir: Path | None = None,
+                progress: Progress | None = None, timeout: float | None = None,
+                cache: RenderCache | None = None) -> Rendered:
+    """Load, check, design and render `spec` in memory.  With a cache: a spec rendered before (same content, same
+    code) is replayed from its record without designing; otherwise unchanged devices come from the cache, and the
+    render is recorded."""
+    ctx = RenderContext(yang_dir=yang_dir, cache=cache)
+    with paused_gc():
+        cluster = load_spec(spec, timeout)
+        key = record_key(cache, cluster, ctx, Path(spec).parent) if cache is not None else ""
+        record = load_record(cache, key) if cache is not None else None
+        if cache is not None and record is not None and record.cluster == cluster.name:
+            files = replay_files(cache, record, ctx)
+            if files is not None:
+                if progress:
+                    progress("cache")
+                if only:
+                    files = {t: f for t, f in files.items() if t in only}
+                return Rendered(cluster, None, files, record.figures, record_warnings(record, spec), record)
+        designed = design_spec(spec, cluster)
+        files = render(designed.fabric, ctx, only, progress)
+        figures = plan(designed.fabric)
+        if cache is not None and not only:
+            record = save_record(cache, key, designed.fabric, files, figures, designed.warnings)
+        return Rendered(cluster, designed.fabric, files, figures, designed.warnings, record)
+
+
 def build(spec: str | Path, out: Path | None = None, *, only: tuple[str, ...] | None = None,
           yang_dir: Path | None = None, force: bool = False, progress: Progress | None = None,
-          timeout: float | None = None) -> Build:
-    """Design `spec` and write its build folder (default build/<cluster>/)."""
-    designed = load_and_design(spec, timeout=timeout)
-    return build_fabric(designed.fabric, out or Path("build") / designed.cluster.name, only=only, yang_dir=yang_dir,
-                        force=force, progress=progress, warnings=designed.warnings)
+          timeout: float | None = None, cache: RenderCache | None = None) -> Build:
+    """Design `spec` and write its build folder (default build/<cluster>/); `cache`: see `render_spec`."""
+    r = render_spec(spec, only=only, yang_dir=yang_dir, progress=progress, timeout=timeout, cache=cache)
+    if progress:
+        progress("writing")
+    out = Path(out or Path("build") / r.cluster.name)
+    count, kept = write(out, r.files, r.figures, force=force, only=only)
+    return Build(out, count, r.figures, r.warnings, tuple(r.files), kept, replayed=r.fabric is None)
 
 
 def build_fabric(fabric: Fabric, out: Path, *, only: tuple[str, ...] | None = None, yang_dir: Path | None = None,
                  force: bool = False, progress: Progress | None = None,
-                 warnings: list[Finding] | None = None) -> Build:
-    rendered = render(fabric, RenderContext(yang_dir=yang_dir), only, progress)
+                 warnings: list[Finding] | None = None, cache: RenderCache | None = None) -> Build:
+    rendered = render(fabric, RenderContext(yang_dir=yang_dir, cache=cache), only, progress)
     if progress:
         progress("writing")
     figures = plan(fabric)

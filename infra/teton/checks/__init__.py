@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from teton.checks.fabric_rules import FABRIC_RULES
+from teton.checks.fabric_rules import DESIGN_RULES, FABRIC_RULES
 from teton.checks.spec_rules import GUARD_RULES, SPEC_RULES
 from teton.fabric.model import Fabric
 from teton.findings import Finding
@@ -20,8 +20,12 @@ def check_spec(cluster: Cluster, file: str) -> list[Finding]:
     return findings
 
 
-def check_fabric(fabric: Fabric, file: str) -> list[Finding]:
-    return [f for rule in FABRIC_RULES for f in rule(fabric, file)]
+def check_fabric(fabric: Fabric, file: str, cluster: Cluster | None = None) -> list[Finding]:
+    """The fabric rules, and with the spec at hand the rules that compare the two (names the spec gives)."""
+    found = [f for rule in FABRIC_RULES for f in rule(fabric, file)]
+    if cluster is not None:
+        found += [f for rule in DESIGN_RULES for f in rule(cluster, fabric, file)]
+    return found
 
 
 def errors(findings: list[Finding]) -> list[Finding]:

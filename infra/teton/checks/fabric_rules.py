@@ -8,9 +8,11 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 
+from teton.design.buffers import cable_m
 from teton.fabric.model import Fabric
 from teton.fabric.plan import oversubscription
 from teton.findings import Finding
+from teton.spec.model import Cluster
 
 FabricRule = Callable[[Fabric, str], Iterator[Finding]]
 _PLANE_PATH = {"backend": "backend", "frontend": "frontend"}
@@ -112,5 +114,34 @@ def oversubscription_off_target(f: Fabric, file: str) -> Iterator[Finding]:
                           f"{got:.3g}:1", rule="oversubscription")
 
 
+def headroom_overcommitted(f: Fabric, file: str) -> Iterator[Finding]:
+    """A switch's lossless headroom (one PFC headroom per cabled port) exceeds the shared headroom pool of its
+    ASIC's buffer: under a storm on every port, pause would come too late."""
+    seen: set[str] = set()
+    for d in f.devices.values():
+        b = d.buffers
+        if b is None or d.model in seen:
+            continue
+        xoff = {(p.speed_gbps, p.cable_m): p.xoff for p in b.profiles}
+        need = sum(xoff.get((i.speed_gbps, cable_m(i.medium)), 0) for i in d.interfaces)
+        if need > b.ingress_xoff_pool:
+            seen.add(d.model)
+            yield Finding(file, "backend", f"{d.name} ({d.model}) needs {need:,} bytes of PFC headroom for its "
+                          f"{len(d.interfaces)} lossless ports but its headroom pool holds {b.ingress_xoff_pool:,}: a "
+                          "model with more buffer, or fewer or shorter links", rule="buffer")
+
+
 FABRIC_RULES: tuple[FabricRule, ...] = (duplicate_names, asn_clash, loopback_clash, link_mismatch,
-                                        oversubscription_off_target)
+                                        oversubscription_off_target, headroom_overcommitted)
+
+
+def drain_unknown(c: Cluster, f: Fabric, file: str) -> Iterator[Finding]:
+    """A switch named for maintenance drain that the fabric does not have (a typo would leave it in service)."""
+    be = c.backend
+    for k, name in enumerate(getattr(be, "drain", ())):
+        d = f.devices.get(name)
+        if d is None or d.routing is None:
+            yield Finding(file, f"backend.drain[{k}]", f"{name!r} is no switch of this fabric", rule="drain")
+
+
+DESIGN_RULES = (drain_unknown,)

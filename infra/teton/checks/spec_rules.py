@@ -5,7 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 from teton.catalogue import catalogue_for
+from teton.checks.catalogue_rules import CATALOGUE_RULES
+from teton.checks.ib_rules import IB_RULES, ib_size_terms, ib_switch_count
 from teton.checks.intent_rules import INTENT_RULES
+from teton.checks.rack_rules import RACK_RULES
 from teton.design.addressing import PoolExhausted, host_block_plen, pools
 from teton.design.frontend import fe_counts, fe_rack_ports
 from teton.design.management import FIRST_HOST, mgmt_capacity
@@ -41,6 +44,9 @@ def size_terms(c: Cluster) -> tuple[list[Term], list[Term]]:
                                                                        be.rtsw.uplinks_per_ctsw))),
                   ("CTSW-ATSW", s.zones * s.ctsw_per_zone * s.ctsw_up,
                    (zr[0], per_zone, atsw, ("backend.ctsw.uplinks_per_atsw", be.ctsw.uplinks_per_atsw)))]
+    ib_devices, ib_links = ib_size_terms(c)
+    devices += ib_devices
+    links += ib_links
     fe = c.frontend
     if fe is not None:
         fe_zones = z + (1 if c.storage else 0)
@@ -107,12 +113,6 @@ def nos_unsupported(c: Cluster, file: str) -> Iterator[Finding]:
         if m is not None and nos not in m.nos:
             yield Finding(file, f"{path}.nos", f"{model} does not run {nos!r} (it runs: {', '.join(m.nos) or 'none'})",
                           rule="nos-unsupported")
-
-
-def backend_unsupported(c: Cluster, file: str) -> Iterator[Finding]:
-    if not isinstance(c.backend, RoceBackend):
-        yield Finding(file, "backend.kind", f"backend {c.backend.kind!r} is reserved but not designed yet",
-                      rule="backend-unsupported")
 
 
 def _demands(c: Cluster) -> Iterator[tuple[str, str, list[tuple[int, int]]]]:
@@ -189,7 +189,7 @@ def pool_exhausted(c: Cluster, file: str) -> Iterator[Finding]:
                       {k: n[k] for k in ("loopbacks", "fabric_links", "host_links")},
                       {"loopbacks": (32, 128), "fabric_links": (31, 127),
                        "host_links": (host_block_plen(4, n["max_host_ports"]), 64)}))
-    switches = sum(demand["loopbacks"] for _, _, demand, _ in plans)
+    switches = sum(demand["loopbacks"] for _, _, demand, _ in plans) + ib_switch_count(c)
     if c.management.network is not None and mgmt_capacity(c.management.network) < switches:
         yield Finding(file, "management.network", f"{c.management.network} has room for "
                       f"{mgmt_capacity(c.management.network)} switch addresses (from .{FIRST_HOST}) but the cluster "
@@ -260,7 +260,7 @@ def mtu_out_of_range(c: Cluster, file: str) -> Iterator[Finding]:
 
 
 # The size guard comes first; when it finds an error `check_spec` runs none of the others (see GUARD_RULES).
-SPEC_RULES: tuple[SpecRule, ...] = (cluster_too_large, backend_unsupported, unknown_model, nos_unsupported,
-                                    ports_overcommitted, pool_exhausted, asn_plan_clash, mtu_out_of_range,
-                                    *INTENT_RULES)
+SPEC_RULES: tuple[SpecRule, ...] = (cluster_too_large, unknown_model, nos_unsupported, *IB_RULES,
+                                    *CATALOGUE_RULES, ports_overcommitted, pool_exhausted, asn_plan_clash,
+                                    mtu_out_of_range, *INTENT_RULES, *RACK_RULES)
 GUARD_RULES: tuple[SpecRule, ...] = (cluster_too_large,)

@@ -1,38 +1,44 @@
 """Spec -> Fabric: pure, deterministic functions, one module per concern, then one freeze.
 
 The designers (`roce`, `frontend`, `management`) wire mutable drafts of the devices; `design` freezes them into the
-`teton.fabric.Fabric` and attaches the intents every switch runs with (`routing`, `qos`, `management`).  Every
-decision is made here, once; targets only spell it.
+`teton.fabric.Fabric` and attaches the intents every switch runs with (`routing`, `qos`, `management`,
+`buffers`, `policy`).  Every decision is made here, once; targets only spell it.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 from types import MappingProxyType
 
 from teton.catalogue import catalogue_for
 from teton.catalogue.ports import port_map
+from teton.design.buffers import BufferCache, buffers
 from teton.design.draft import Draft, DraftFabric
 from teton.design.frontend import design_frontend
+from teton.design.hostplan import gpu_host_plan, host_settings, storage_plan
+from teton.design.infiniband import design_infiniband
 from teton.design.management import assign_management, management
+from teton.design.policy import policy
 from teton.design.qos import qos
 from teton.design.roce import design_roce
-from teton.design.routing import routing
+from teton.design.routing import maximum_prefixes, routing
 from teton.fabric.model import Device, Fabric
 from teton.spec.model import Cluster, RoceBackend
 
 __all__ = ["design"]
 
 
-def design(cluster: Cluster) -> Fabric:
-    """The Fabric of `cluster`.  Assumes the spec-level checks passed (see `teton.checks.check_spec`)."""
+def design(cluster: Cluster, spec_dir: Path | None = None) -> Fabric:
+    """The Fabric of `cluster`.  Assumes the spec-level checks passed (see `teton.checks.check_spec`).  `spec_dir`:
+    the folder the spec's relative file names (an InfiniBand GUID map) are in; default the current one."""
     models = catalogue_for(cluster)
     be = cluster.backend
     draft = DraftFabric(cluster.name, cluster.site, be.kind)
     if isinstance(be, RoceBackend):
         design_roce(cluster, draft, models)
-    else:  # pragma: no cover - guarded by the unsupported-backend check
-        raise NotImplementedError("the InfiniBand backend comes with its own issue")
+    else:
+        return design_infiniband(cluster, draft, models, spec_dir)
     design_frontend(cluster, draft, models)
     assign_management(cluster, draft)
     return _freeze(cluster, draft)
@@ -42,19 +48,31 @@ def _freeze(cluster: Cluster, draft: DraftFabric) -> Fabric:
     be = cluster.backend
     assert isinstance(be, RoceBackend)
     backend_qos = qos(be.qos)
+    backend_policy = policy(be)
     mgmt = management(cluster)
     topology = {n: _device(draft.devices[n], draft) for n in sorted(draft.devices)}
+    limits = maximum_prefixes(topology.values())
+    drained = set(be.drain)
+    cache: BufferCache = {}
     devices: dict[str, Device] = {}
     for name, d in topology.items():
         if d.nos is not None:
-            d = replace(d, routing=routing(d, topology, be.bgp), qos=backend_qos if d.plane == "backend" else None,
-                        management=mgmt)
+            backend = d.plane == "backend"
+            d = replace(d, routing=routing(d, topology, be.bgp, limits[d.plane], name in drained),
+                        qos=backend_qos if backend else None, management=mgmt,
+                        buffers=buffers(draft.models[d.model], d.interfaces, cache) if backend else None,
+                        policy=backend_policy if backend else None)
         elif d.role == "host":
-            d = replace(d, qos=backend_qos)
+            d = replace(d, qos=backend_qos, policy=backend_policy, host=gpu_host_plan(cluster, d))
+        elif d.role == "storage":
+            d = replace(d, host=storage_plan(cluster, d))
         devices[name] = d
-    return Fabric(draft.name, draft.site, draft.backend, MappingProxyType(devices), tuple(draft.links),
-                  MappingProxyType(dict(sorted(draft.models.items()))), backend_qos, mgmt,
-                  MappingProxyType(dict(draft.targets)), tuple(draft.duplicate_names))
+    return Fabric(name=draft.name, site=draft.site, backend=draft.backend, devices=MappingProxyType(devices),
+                  links=tuple(draft.links), models=MappingProxyType(dict(sorted(draft.models.items()))),
+                  qos=backend_qos, management=mgmt, policy=backend_policy,
+                  targets=MappingProxyType(dict(draft.targets)),
+                  duplicate_names=tuple(draft.duplicate_names),
+                  hosts=host_settings(cluster, devices, backend_qos))
 
 
 def _device(d: Draft, draft: DraftFabric) -> Device:

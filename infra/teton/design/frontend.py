@@ -11,7 +11,7 @@ from teton.design.addressing import LinkNets, block_text, host_block_plen, loopb
 from teton.design.builder import Ports, wire
 from teton.design.draft import Draft, DraftFabric
 from teton.design.naming import fe_rsw_name, fsw_name, net_rack_name, rack_name, storage_rack_name, storage_server_name
-from teton.design.roce import RACK_UNITS
+from teton.design.roce import RACK_UNITS, hosts_in_rack
 from teton.spec.model import Cluster, SwitchModel
 
 SIERRA_POINT_RU = 1  # Yosemite V3 sled height used for placement [I]
@@ -97,7 +97,12 @@ def design_frontend(cluster: Cluster, fabric: DraftFabric, models: dict[str, Swi
             rack = rack_name(z, r)
             rsw, nets = rack_switch(rack, z, z, r, fsws)
             k = 0
+            installed = hosts_in_rack(cluster, z, r)
             for h in range(1, cluster.hosts_per_rack + 1):
+                if h > installed:   # a missing host's ports stay free, the uplinks where they are
+                    for _ in range(cluster.host.frontend_nics):
+                        ports[rsw.name].take(fe.host_link_speed_gbps)
+                    continue
                 host = fabric.devices[f"{rack}-h{h}"]
                 hp = Ports(host.name, None, host_nics)
                 for _ in range(cluster.host.frontend_nics):

@@ -9,8 +9,9 @@ from teton.design.draft import DraftFabric
 from teton.fabric.intent import Management
 from teton.spec.model import Cluster
 
-SWITCH_ROLES = ("atsw", "ctsw", "rtsw", "fsw", "fe-rsw")
+SWITCH_ROLES = ("atsw", "ctsw", "rtsw", "fsw", "fe-rsw", "leaf", "spine", "core")
 FIRST_HOST = 10  # .1-.9 left for gateways and servers of the management network
+GNMI_PORT = 50051
 
 
 def mgmt_capacity(network: str) -> int:
@@ -38,4 +39,5 @@ def management(cluster: Cluster) -> Management:
         vrf=m.vrf, gateway=m.gateway, prefixes=tuple(m.prefixes), ntp_servers=tuple(m.ntp_servers),
         syslog_servers=tuple(m.syslog_servers), aaa_protocol=m.aaa_protocol, aaa_servers=tuple(m.aaa_servers),
         aaa_key_secret=m.aaa_key_secret, telemetry=m.telemetry, snmpv3_user=m.snmpv3_user,
-        snmpv3_auth_secret=m.snmpv3_auth_secret, snmpv3_priv_secret=m.snmpv3_priv_secret)
+        snmpv3_auth_secret=m.snmpv3_auth_secret, snmpv3_priv_secret=m.snmpv3_priv_secret, gnmi_port=GNMI_PORT,
+        breakglass_user=m.breakglass_user, breakglass_secret=m.breakglass_secret)

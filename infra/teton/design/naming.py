@@ -42,3 +42,18 @@ def storage_rack_name(group: int, rack: int) -> str:
 
 def storage_server_name(rack: str, server: int) -> str:
     return f"{rack}-sp{server:02d}"
+
+
+# InfiniBand: a zone is a scalable unit (SU); leaf<i> of an SU serves rail i (the hosts' HCA i, mlx5_i by default).
+def leaf_name(zone: int, rail: int) -> str:
+    return f"z{zone:02d}-leaf{rail}"
+
+
+def spine_name(pod: int | None, rail: int | None, index: int) -> str:
+    """Two levels: spine<j>; three levels: the spines of one pod of SUs and one rail."""
+    return f"spine{index:02d}" if pod is None else f"p{pod:02d}-rail{rail}-spine{index:02d}"
+
+
+def core_name(plane: int, index: int) -> str:
+    """Core <index> of plane <plane>: the cores that spine <plane> of every pod and rail reaches."""
+    return f"core{plane:02d}-{index:02d}"

@@ -61,6 +61,14 @@ class RoceShape:
             atsw=be.atsw.count, atsw_down=cluster.zones * be.ctsw.per_zone * be.ctsw.uplinks_per_atsw)
 
 
+def hosts_in_rack(cluster: Cluster, zone: int, rack: int) -> int:
+    """GPU servers in rack `rack` of zone `zone`: hosts_per_rack, unless `racks:` gives the rack fewer.  The missing
+    hosts are the last ones; their switch ports and addresses stay reserved (not cabled), so the rack's other hosts
+    and its uplinks keep their ports and addresses."""
+    override = cluster.racks.get(rack_name(zone, rack))
+    return cluster.hosts_per_rack if override is None else override.hosts
+
+
 def design_roce(cluster: Cluster, fabric: DraftFabric, models: dict[str, SwitchModel]) -> None:
     be = cluster.backend
     assert isinstance(be, RoceBackend)
@@ -111,7 +119,12 @@ def design_roce(cluster: Cluster, fabric: DraftFabric, models: dict[str, SwitchM
             rtsw_index += 1
             host_nets = LinkNets(base4, base6)
             rp = ports[rtsw.name]
+            installed = hosts_in_rack(cluster, z, r)
             for h in range(1, shape.hosts_per_rack + 1):
+                if h > installed:   # the host's ports stay free, the uplinks where they are
+                    for _ in range(host.backend_nics):
+                        rp.take(be.rtsw.downlink_speed_gbps)
+                    continue
                 hd = Draft(host_name(z, r, h), "host", host.platform, None, z, rack, 1 + (h - 1) * host.height_ru,
                             host.height_ru, power_w=host.power_w,
                             attrs={"gpus": host.gpus, "gpu_model": host.gpu_model, "rack_index": r})

@@ -6,11 +6,14 @@ avoids connection collisions at start-up.  ECMP width (`maximum_paths`) is the m
 with RFC 7938 ASNs (the ATSWs share one, the CTSWs of a zone share one) those are exactly the equal-cost paths.  A rack
 switch originates its loopback and its rack's host block as one summary and sends nothing else (no transit through a
 rack); the upper tiers pass on what they learn.  Hosts are no BGP speakers (their /31s are connected routes).
+Every session carries a maximum-prefix limit; after a restart a switch holds its updates until its peers are up (no
+black-holing while the RIB fills); a switch under maintenance (`backend.drain`) prepends its ASN three times to
+everything it sends, so its peers route around it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 from teton.fabric.intent import BgpTimers, Family, Neighbor, PeerGroup, Routing
 from teton.fabric.model import Device
@@ -19,9 +22,26 @@ from teton.spec.model import Bgp
 GROUP_NAME = {"rtsw": "RTSW", "ctsw": "CTSW", "atsw": "ATSW", "fe-rsw": "RSW", "fsw": "FSW"}
 FAMILY_TAG = {"ipv4": "V4", "ipv6": "V6"}
 RACK_ROLES = frozenset({"rtsw", "fe-rsw"})
+STARTUP_HOLD_S = 120       # after a restart, hold updates until every peer is up, at most this long
+DRAIN_PREPEND = 3          # a drained switch's paths are this much longer: every ECMP choice avoids it
 
 
-def routing(d: Device, devices: Mapping[str, Device], bgp: Bgp) -> Routing:
+def maximum_prefixes(devices: Iterable[Device]) -> dict[str, int]:
+    """Per plane, the prefixes a session may carry: twice what the whole plane originates in its larger family, in
+    thousands (a neighbour sending more is misconfigured or leaking, and the session is torn down)."""
+    count: dict[tuple[str, str], int] = {}
+    for d in devices:
+        if d.nos is None:
+            continue
+        for fam, lo, aggs in (("4", d.loopback4, d.prefixes4), ("6", d.loopback6, d.prefixes6)):
+            count[(d.plane, fam)] = count.get((d.plane, fam), 0) + (1 if lo else 0) + len(aggs)
+    out: dict[str, int] = {}
+    for (plane, _), n in count.items():
+        out[plane] = max(out.get(plane, 0), -(-2 * n // 1000) * 1000, 1000)
+    return out
+
+
+def routing(d: Device, devices: Mapping[str, Device], bgp: Bgp, max_prefixes: int, drained: bool) -> Routing:
     """The routing intent of switch `d`; `bgp` is the spec's BGP section (the front end uses the backend's timers
     and no password)."""
     groups: dict[str, PeerGroup] = {}
@@ -51,4 +71,5 @@ def routing(d: Device, devices: Mapping[str, Device], bgp: Bgp) -> Routing:
         timers=BgpTimers(t.keepalive, t.hold, t.connect_retry), bfd=bgp.bfd,
         password_secret=bgp.password_secret if d.plane == "backend" else None,
         loopback4=d.loopback4, loopback6=d.loopback6, aggregates4=d.prefixes4, aggregates6=d.prefixes6,
-        transit=d.role not in RACK_ROLES)
+        transit=d.role not in RACK_ROLES, maximum_prefixes=max_prefixes, startup_hold_s=STARTUP_HOLD_S,
+        drain_prepend=DRAIN_PREPEND if drained else 0)

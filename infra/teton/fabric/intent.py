@@ -58,6 +58,10 @@ class Routing:
     aggregates4: tuple[str, ...]             # host subnets announced as one summary (summary-only)
     aggregates6: tuple[str, ...]
     transit: bool                            # passes on what it learns (spines); else sends only what it originates
+    maximum_prefixes: int                    # per neighbour and family: a session past it is torn down
+    startup_hold_s: int                      # after a (re)start, hold updates until the peers are up (at most this)
+    drain_prepend: int                       # maintenance drain: its ASN this many more times on every path it
+                                             # sends, so peers route around it (0: in service)
 
     def families(self) -> tuple[Family, ...]:
         """Address families that have at least one neighbour, IPv4 first."""
@@ -124,3 +128,72 @@ class Management:
     snmpv3_user: str
     snmpv3_auth_secret: str
     snmpv3_priv_secret: str
+    gnmi_port: int
+    breakglass_user: str               # a local administrator for when every AAA server is down
+    breakglass_secret: str             # name of the secret holding its password's SHA-512 crypt hash
+
+
+class PgProfile(NamedTuple):
+    """The lossless priority group's buffer for one port speed and cable length (bytes)."""
+
+    speed_gbps: int
+    cable_m: int
+    xoff: int                  # headroom: what arrives after PFC is sent until the sender stops
+    xon: int
+    size: int                  # reserved (guaranteed) buffer
+    xon_offset: int
+    source: str                # "formula" or "vendor" (a catalogue override)
+
+
+@dataclass(frozen=True, slots=True)
+class Buffers:
+    """A shared-buffer switch's carve-up: pools (bytes) and the lossless profiles its ports use."""
+
+    ingress_lossless_pool: int
+    ingress_xoff_pool: int     # shared headroom for all lossless PGs
+    egress_lossless_pool: int
+    egress_lossy_pool: int
+    cell_bytes: int
+    profiles: tuple[PgProfile, ...]   # by (speed, cable): every one a port of this switch uses
+    lookup: tuple[PgProfile, ...]     # the model's table for every native speed and standard cable length
+
+
+@dataclass(frozen=True, slots=True)
+class Hashing:
+    """How ECMP spreads RDMA traffic (domain-facts section 2: E-ECMP, QP scaling)."""
+
+    fields: tuple[str, ...]            # packet fields of the ECMP hash, in SONiC's names
+    roce_udp_port: int                 # RoCEv2's UDP destination port
+    roce_dqp_bytes: tuple[int, int]    # bytes of the UDP payload (the BTH) holding the destination QP, first-last
+    qps_per_connection: int            # NCCL_IB_QPS_PER_CONNECTION: flows per GPU pair
+    entropy: str                       # where the per-flow entropy comes from, in words
+
+
+@dataclass(frozen=True, slots=True)
+class LinkDamping:
+    """Link-flap dampening (RFC 2439's penalty scheme applied to a port's link state)."""
+
+    half_life_s: int
+    penalty_per_flap: int
+    suppress_threshold: int
+    reuse_threshold: int
+    max_suppress_s: int
+
+
+@dataclass(frozen=True, slots=True)
+class Monitoring:
+    """The counters and thresholds behind the operators' alerts (domain-facts section 2: PFC watchdog at a pause of
+    more than 200 ms, RTSW buffer above 80 %)."""
+
+    counter_groups: tuple[str, ...]    # counter groups to poll, in SONiC's FLEX_COUNTER_TABLE names
+    buffer_alert_percent: int
+    queue_monitor_log_s: int
+
+
+@dataclass(frozen=True, slots=True)
+class SwitchPolicy:
+    """What every switch of the backend does the same way: hashing, link dampening, monitoring."""
+
+    hashing: Hashing
+    damping: LinkDamping
+    monitoring: Monitoring

@@ -18,7 +18,9 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
 from teton.catalogue.ports import Port
-from teton.fabric.intent import Management, Qos, Routing
+from teton.fabric.hostplan import HostPlan, HostSettings
+from teton.fabric.intent import Buffers, Management, Qos, Routing, SwitchPolicy
+from teton.fabric.subnet import SubnetManager
 from teton.spec.model import SwitchModel
 
 Plane = Literal["backend", "frontend"]
@@ -67,6 +69,9 @@ class Device:
     routing: Routing | None = None         # switches: eBGP as designed
     qos: Qos | None = None                 # backend switches and GPU hosts: the RoCE QoS
     management: Management | None = None   # switches: the management plane
+    buffers: Buffers | None = None         # shared-buffer switches of the backend: pools and lossless headroom
+    policy: SwitchPolicy | None = None     # backend switches and GPU hosts: hashing, dampening, monitoring
+    host: HostPlan | None = None           # GPU hosts: rails and GPU pairing; storage servers: drives
 
     def interface(self, name: str) -> Interface | None:
         for i in self.interfaces:
@@ -109,8 +114,11 @@ class Fabric:
     models: Mapping[str, SwitchModel]              # the catalogue entries used, by name
     qos: Qos | None = None                         # the backend's RoCE QoS (also on each backend switch and host)
     management: Management | None = None           # the management plane (also on each switch)
+    policy: SwitchPolicy | None = None             # the backend's hashing, dampening, monitoring (also on each)
     targets: Mapping[str, float] = field(default_factory=dict)   # oversubscription targets per tier
     duplicate_names: tuple[str, ...] = ()          # device names the design produced twice (a fabric rule reports them)
+    subnet_manager: SubnetManager | None = None    # InfiniBand: what the subnet manager does (GUIDs are device attrs)
+    hosts: HostSettings | None = None              # what every host shares (NCCL, mounts, scheduler)
 
     def by_role(self, role: str) -> list[Device]:
         return [d for d in self.devices.values() if d.role == role]

@@ -9,6 +9,7 @@ from teton.fabric.model import Fabric
 
 BACKEND_TIERS = {"roce": ("rtsw", "ctsw", "atsw"), "infiniband": ("leaf", "spine", "core")}
 OPTICAL = ("smf", "mmf")
+HOST_LINKS = ("host-rtsw", "host-leaf")     # a GPU's backend link: its injection bandwidth
 
 
 def _capacity(f: Fabric) -> dict[str, dict[str, int]]:
@@ -43,11 +44,14 @@ def plan(f: Fabric) -> dict[str, Any]:
     for link in f.links:
         if link.medium in OPTICAL:
             transceivers[f"{link.speed_gbps}G-{link.medium}"] += 2
-    injection = sum(i.speed_gbps for h in hosts for i in h.interfaces if i.kind == "host-rtsw")
+    injection = sum(i.speed_gbps for h in hosts for i in h.interfaces if i.kind in HOST_LINKS)
     cap = _capacity(f)
     # Bisection: the smallest cut that halves the cluster along whole subtrees of some tier: half that tier's
     # uplink capacity (when the tier has at least two subtrees), and never more than half the injection.
     subtrees = {"rtsw": len({h.rack for h in hosts}), "ctsw": len({h.zone for h in hosts})}
+    if f.backend == "infiniband":   # a leaf's subtree is one rail of an SU; a spine's, one rail of a pod of SUs
+        subtrees.update(leaf=len({h.zone for h in hosts}),
+                        spine=len({d.attrs.get("pod") for d in devices if d.role == "leaf"}))
     cuts = [injection / 2] + [cap[t]["up"] / 2 for t in tiers if cap.get(t, {}).get("up") and subtrees.get(t, 0) >= 2]
     storage = [d for d in devices if d.role == "storage"]
     return {
@@ -74,4 +78,13 @@ def plan(f: Fabric) -> dict[str, Any]:
                     "raw_pb": round(sum(d.attrs["drives"] * d.attrs["drive_tb"] for d in storage) / 1000, 3),
                     "by_role": dict(sorted(Counter(d.attrs["storage_role"] for d in storage).items()))},
         "power_kw": round(sum(d.power_w for d in devices) / 1000, 1),
+        **_fat_tree(f, roles, injection, min(cuts)),
     }
+
+
+def _fat_tree(f: Fabric, roles: Counter[str], injection: float, bisection: float) -> dict[str, Any]:
+    """InfiniBand: the fat tree's levels and whether its bisection is full (half the injection)."""
+    if f.backend != "infiniband":
+        return {}
+    return {"fat_tree": {"levels": 3 if roles.get("core") else 2,
+                         "full_bisection": bool(injection) and bisection * 2 >= injection}}

@@ -2,9 +2,10 @@
 
 Layout (one record per line, so a review diff shows the devices and links that changed):
 
-    {"fabric": {cluster, site, backend, format, oversubscription_targets, qos, management, models, columns},
-     "devices": [one device per line: placement, ASN, loopbacks, management address, prefixes, flags],
-     "routing": [one switch per line: its routing intent; peer groups and neighbours as rows of `columns`],
+    {"fabric": {cluster, site, backend, format, oversubscription_targets, qos, management, policy, buffers, models},
+     "devices": [one device per line: placement, ASN, loopbacks, management address, prefixes, which intents it has
+                 (its buffers by index into fabric.buffers: switches of one model share them)],
+     "routing": [one switch per line: its routing intent; peer groups and neighbours as lists of their fields],
      "links":   [one link per line: kind, speed, medium, MTU, both ends with port ordinal and addresses]}
 
 Interfaces are not written: they are the links seen from each end, and loading rebuilds them in link order (the order
@@ -13,29 +14,24 @@ the design wired them).  A device's full port map comes from its model, which is
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import types
+import typing
 from collections.abc import Mapping
+from functools import cache
 from types import MappingProxyType
-from typing import Any
+from typing import Any, TypeVar
 
 from teton.catalogue.ports import port_map
-from teton.fabric.intent import (
-    BgpTimers,
-    Ecn,
-    Management,
-    Neighbor,
-    PeerGroup,
-    PfcWatchdog,
-    Qos,
-    Queue,
-    Routing,
-)
+from teton.fabric import intent, subnet
+from teton.fabric.hostplan_json import dump_hosts, load_hosts
+from teton.fabric.intent import Buffers, Management, Qos, Routing, SwitchPolicy
 from teton.fabric.model import Device, End, Fabric, Interface, Link
 from teton.spec.model import SwitchModel
 
-FORMAT = 2
-GROUP_COLUMNS = ("name", "family", "direction", "passive")
-NEIGHBOR_COLUMNS = ("address", "family", "remote_as", "group", "interface", "local_address", "peer")
+FORMAT = 3
+T = TypeVar("T")
 
 _dump = json.JSONEncoder(sort_keys=True, separators=(",", ":"), allow_nan=False).encode
 
@@ -44,45 +40,61 @@ class FabricFormatError(ValueError):
     """fabric.json is not what `dump_fabric` writes; the message names the record."""
 
 
+# ----------------------------------------------------------------------------------------------------------- intents
+# Intents are frozen dataclasses and NamedTuples of plain values: written generically (a dataclass as an object of its
+# fields, a NamedTuple or tuple as a list) and read back by their type hints, so a new intent field needs no code here.
+
+
+def _to_json(x: Any) -> Any:
+    if dataclasses.is_dataclass(x) and not isinstance(x, type):
+        return {f.name: _to_json(getattr(x, f.name)) for f in dataclasses.fields(x)}
+    if isinstance(x, tuple):
+        return [_to_json(v) for v in x]
+    return x
+
+
+@cache
+def _hints(cls: type) -> dict[str, Any]:
+    return typing.get_type_hints(cls, vars(intent))
+
+
+def _from_json(tp: Any, data: Any) -> Any:
+    origin, args = typing.get_origin(tp), typing.get_args(tp)
+    if origin in (typing.Union, types.UnionType):
+        if data is None:
+            return None
+        return _from_json(next(a for a in args if a is not type(None)), data)
+    if origin is tuple:
+        if len(args) == 2 and args[1] is Ellipsis:
+            return tuple(_from_json(args[0], v) for v in data)
+        return tuple(_from_json(a, v) for a, v in zip(args, data, strict=True))
+    if isinstance(tp, type) and issubclass(tp, tuple) and hasattr(tp, "_fields"):   # a NamedTuple
+        hints = _hints(tp)
+        return tp(*(_from_json(hints[f], v) for f, v in zip(tp._fields, data, strict=True)))
+    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
+        hints = _hints(tp)
+        return tp(**{f.name: _from_json(hints[f.name], data[f.name]) for f in dataclasses.fields(tp)})
+    return data
+
+
+def _intent(cls: type[T], data: Any) -> T | None:
+    return None if data is None else typing.cast(T, _from_json(cls, data))
+
+
 # ----------------------------------------------------------------------------------------------------------- writing
 
 
-def _qos(q: Qos) -> dict[str, Any]:
-    return {"roce_dscp": q.roce_dscp, "cnp_dscp": q.cnp_dscp, "lossless_priority": q.lossless_priority,
-            "cnp_priority": q.cnp_priority, "dscp_to_tc": list(q.dscp_to_tc), "pfc_priorities": list(q.pfc_priorities),
-            "queues": [[x.tc, x.role, x.strict, x.weight] for x in q.queues],
-            "ecn": None if q.ecn is None else {"min_kbytes": q.ecn.min_kbytes, "max_kbytes": q.ecn.max_kbytes,
-                                               "mark_percent": q.ecn.mark_percent},
-            "watchdog": None if q.watchdog is None else {
-                "detection_ms": q.watchdog.detection_ms, "restoration_ms": q.watchdog.restoration_ms,
-                "poll_ms": q.watchdog.poll_ms, "action": q.watchdog.action}}
-
-
-def _management(m: Management) -> dict[str, Any]:
-    return {"vrf": m.vrf, "gateway": m.gateway, "prefixes": list(m.prefixes), "ntp_servers": list(m.ntp_servers),
-            "syslog_servers": list(m.syslog_servers), "aaa_protocol": m.aaa_protocol,
-            "aaa_servers": list(m.aaa_servers), "aaa_key_secret": m.aaa_key_secret, "telemetry": m.telemetry,
-            "snmpv3_user": m.snmpv3_user, "snmpv3_auth_secret": m.snmpv3_auth_secret,
-            "snmpv3_priv_secret": m.snmpv3_priv_secret}
-
-
-def _device(d: Device) -> dict[str, Any]:
+def _device(d: Device, buffers: dict[int, int]) -> dict[str, Any]:
     return {"name": d.name, "role": d.role, "model": d.model, "nos": d.nos, "plane": d.plane, "zone": d.zone,
             "rack": d.rack, "ru": d.ru, "height_ru": d.height_ru, "asn": d.asn, "loopback4": d.loopback4,
             "loopback6": d.loopback6, "router_id": d.router_id, "mgmt": d.mgmt, "prefixes4": list(d.prefixes4),
             "prefixes6": list(d.prefixes6), "power_w": d.power_w, "ports_used": len(d.interfaces),
-            "attrs": dict(d.attrs), "qos": d.qos is not None, "management": d.management is not None}
+            "attrs": dict(d.attrs), "qos": d.qos is not None, "management": d.management is not None,
+            "policy": d.policy is not None, "buffers": None if d.buffers is None else buffers[id(d.buffers)]}
 
 
 def _routing(name: str, r: Routing) -> dict[str, Any]:
-    return {"device": name, "asn": r.asn, "router_id": r.router_id, "maximum_paths": r.maximum_paths,
-            "timers": {"keepalive": r.timers.keepalive, "hold": r.timers.hold,
-                       "connect_retry": r.timers.connect_retry},
-            "bfd": r.bfd, "password_secret": r.password_secret, "loopback4": r.loopback4, "loopback6": r.loopback6,
-            "aggregates4": list(r.aggregates4), "aggregates6": list(r.aggregates6), "transit": r.transit,
-            "groups": [[g.name, g.family, g.direction, g.passive] for g in r.groups],
-            "neighbors": [[n.address, n.family, n.remote_as, n.group, n.interface, n.local_address, n.peer]
-                          for n in r.neighbors]}
+    return {"device": name, **_to_json(r)}
 
 
 def _end(e: End, ordinal: int) -> dict[str, Any]:
@@ -97,49 +109,34 @@ def _link(link: Link, index: Mapping[tuple[str, str], int]) -> dict[str, Any]:
 
 def dump_fabric(f: Fabric) -> str:
     """fabric.json text of `f` (deterministic: sorted keys, devices by name, links in design order)."""
+    shared: list[Buffers] = []
+    ids: dict[int, int] = {}
+    for d in f.devices.values():
+        if d.buffers is not None and id(d.buffers) not in ids:
+            ids[id(d.buffers)] = len(shared)
+            shared.append(d.buffers)
     head = {"cluster": f.name, "site": f.site, "backend": f.backend, "format": FORMAT,
-            "oversubscription_targets": dict(f.targets),
-            "qos": None if f.qos is None else _qos(f.qos),
-            "management": None if f.management is None else _management(f.management),
+            "oversubscription_targets": dict(f.targets), "qos": _to_json(f.qos),
+            "management": _to_json(f.management), "policy": _to_json(f.policy),
+            "buffers": [_to_json(b) for b in shared],
             "models": {n: m.model_dump(mode="json") for n, m in sorted(f.models.items())},
-            "columns": {"groups": list(GROUP_COLUMNS), "neighbors": list(NEIGHBOR_COLUMNS)},
             "duplicate_names": list(f.duplicate_names)}
+    if f.subnet_manager is not None:   # InfiniBand only, so a RoCE fabric.json is as it was
+        head["subnet_manager"] = subnet.to_json(f.subnet_manager)
     index = {(d.name, i.name): i.ordinal for d in f.devices.values() for i in d.interfaces}
     names = sorted(f.devices)
     routed = [n for n in names if f.devices[n].routing is not None]
     parts = ['{"fabric":', _dump(head), ',\n"devices":[\n',
-             ",\n".join(_dump(_device(f.devices[n])) for n in names),
+             ",\n".join(_dump(_device(f.devices[n], ids)) for n in names),
              '\n],\n"routing":[\n',
              ",\n".join(_dump(_routing(n, f.devices[n].routing)) for n in routed),  # type: ignore[arg-type]
              '\n],\n"links":[\n',
              ",\n".join(_dump(_link(link, index)) for link in f.links),
-             "\n]}\n"]
+             "\n]", dump_hosts(f.hosts, {n: d.host for n, d in f.devices.items()}), "}\n"]
     return "".join(parts)
 
 
 # ----------------------------------------------------------------------------------------------------------- reading
-
-
-def _load_qos(q: dict[str, Any]) -> Qos:
-    e, w = q["ecn"], q["watchdog"]
-    return Qos(q["roce_dscp"], q["cnp_dscp"], q["lossless_priority"], q["cnp_priority"], tuple(q["dscp_to_tc"]),
-               tuple(q["pfc_priorities"]), tuple(Queue(*x) for x in q["queues"]),
-               None if e is None else Ecn(e["min_kbytes"], e["max_kbytes"], e["mark_percent"]),
-               None if w is None else PfcWatchdog(w["detection_ms"], w["restoration_ms"], w["poll_ms"], w["action"]))
-
-
-def _load_management(m: dict[str, Any]) -> Management:
-    return Management(m["vrf"], m["gateway"], tuple(m["prefixes"]), tuple(m["ntp_servers"]),
-                      tuple(m["syslog_servers"]), m["aaa_protocol"], tuple(m["aaa_servers"]), m["aaa_key_secret"],
-                      m["telemetry"], m["snmpv3_user"], m["snmpv3_auth_secret"], m["snmpv3_priv_secret"])
-
-
-def _load_routing(r: dict[str, Any]) -> Routing:
-    t = r["timers"]
-    return Routing(r["asn"], r["router_id"], tuple(PeerGroup(*g) for g in r["groups"]),
-                   tuple(Neighbor(*n) for n in r["neighbors"]), r["maximum_paths"],
-                   BgpTimers(t["keepalive"], t["hold"], t["connect_retry"]), r["bfd"], r["password_secret"],
-                   r["loopback4"], r["loopback6"], tuple(r["aggregates4"]), tuple(r["aggregates6"]), r["transit"])
 
 
 def _host(cidr: str | None) -> str | None:
@@ -159,12 +156,14 @@ def load_fabric(text: str) -> Fabric:
             raise FabricFormatError(f"fabric.json format {head.get('format')!r}; this teton reads format {FORMAT} "
                                     "(render the spec again)")
         models = {n: SwitchModel.model_validate(m) for n, m in head["models"].items()}
-        qos = None if head["qos"] is None else _load_qos(head["qos"])
-        mgmt = None if head["management"] is None else _load_management(head["management"])
+        qos = _intent(Qos, head["qos"])
+        mgmt = _intent(Management, head["management"])
+        policy = _intent(SwitchPolicy, head["policy"])
+        shared = [_from_json(Buffers, b) for b in head["buffers"]]
         routing: dict[str, Routing] = {}
         for k, r in enumerate(data["routing"]):
             where = f"routing[{k}]"
-            routing[r["device"]] = _load_routing(r)
+            routing[r["device"]] = _from_json(Routing, r)
         interfaces: dict[str, list[Interface]] = {}
         links: list[Link] = []
         for k, x in enumerate(data["links"]):
@@ -178,6 +177,8 @@ def load_fabric(text: str) -> Fabric:
                 interfaces.setdefault(me["device"], []).append(Interface(
                     me["port"], me["ordinal"], link.speed_gbps, link.mtu, link.kind, link.medium, other["device"],
                     other["port"], me["ipv4"], me["ipv6"], _host(other["ipv4"]), _host(other["ipv6"]), direction))
+        where = "hosts"
+        hosts, plans = load_hosts(data)
         devices: dict[str, Device] = {}
         for k, d in enumerate(data["devices"]):
             where = f"devices[{k}]"
@@ -186,12 +187,17 @@ def load_fabric(text: str) -> Fabric:
                 d["name"], d["role"], d["model"], d["nos"], d["zone"], d["rack"], d["ru"], d["height_ru"], d["plane"],
                 d["asn"], d["loopback4"], d["loopback6"], d["router_id"], d["mgmt"], tuple(d["prefixes4"]),
                 tuple(d["prefixes6"]), d["power_w"], tuple(interfaces.get(d["name"], ())),
-                port_map(model) if model is not None else (), MappingProxyType(dict(d["attrs"])),
-                routing.get(d["name"]), qos if d["qos"] else None, mgmt if d["management"] else None)
+                port_map(model) if model is not None and d["nos"] is not None else (),
+                MappingProxyType(dict(d["attrs"])), routing.get(d["name"]), qos if d["qos"] else None,
+                mgmt if d["management"] else None, None if d["buffers"] is None else shared[d["buffers"]],
+                policy if d["policy"] else None, plans.get(d["name"]))
         where = "fabric"
-        return Fabric(head["cluster"], head["site"], head["backend"], MappingProxyType(devices), tuple(links),
-                      MappingProxyType(models), qos, mgmt, MappingProxyType(dict(head["oversubscription_targets"])),
-                      tuple(head.get("duplicate_names", ())))
+        return Fabric(name=head["cluster"], site=head["site"], backend=head["backend"],
+                      devices=MappingProxyType(devices), links=tuple(links), models=MappingProxyType(models), qos=qos,
+                      management=mgmt, policy=policy, targets=MappingProxyType(dict(head["oversubscription_targets"])),
+                      duplicate_names=tuple(head.get("duplicate_names", ())), hosts=hosts,
+                      subnet_manager=None if head.get("subnet_manager") is None
+                      else subnet.from_json(head["subnet_manager"]))
     except FabricFormatError:
         raise
     except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:

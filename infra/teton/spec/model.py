@@ -76,6 +76,14 @@ class PortGroup(_Model):
     breakouts: list[str] = Field(default_factory=list, description="supported breakout modes, e.g. '2x200G'")
 
 
+class HeadroomOverride(_Model):
+    """A vendor's lossless headroom for one port speed and cable length (e.g. from the SKU's pg_profile_lookup.ini)."""
+
+    speed_gbps: int = Field(ge=1)
+    cable_m: int = Field(ge=0, le=10000)
+    xoff_bytes: int = Field(ge=0, le=1 << 30)
+
+
 class SwitchModel(_Model):
     """A switch model of the catalogue: ports, ASIC and the NOS choices it supports."""
 
@@ -97,6 +105,14 @@ class SwitchModel(_Model):
     power_w: int = Field(default=0, ge=0, description="typical power draw")
     mtu_max: int = Field(default=9216, ge=1500)
     buffer_mb: float = Field(default=32, gt=0, description="packet buffer of the ASIC (shared or per-port VoQ/HBM)")
+    serdes: int | None = Field(default=None, ge=1, le=16384,
+                               description="SerDes lanes of the ASIC(s): the ports' lanes must fit (checked)")
+    serdes_gbps: int | None = Field(default=None, ge=1, le=800,
+                                    description="speed of one SerDes lane: a port runs at lanes x this (checked)")
+    oversubscribed: bool = Field(default=False, description="the front panel may carry more than the ASIC switches")
+    cell_bytes: int = Field(default=256, ge=64, le=1024, description="buffer cell size: headroom is counted in cells")
+    headroom: list[HeadroomOverride] = Field(default_factory=list, max_length=256,
+                                             description="vendor PFC headroom figures that replace teton's formula")
 
     @property
     def ports(self) -> int:
@@ -222,12 +238,104 @@ class RoceBackend(_Model):
     bgp: Bgp = Bgp()
     asn: AsnPlan = AsnPlan()
     addressing: Addressing
+    qps_per_connection: int = Field(default=16, ge=1, le=128, description="RDMA queue pairs per GPU pair (NCCL_IB_"
+                                    "QPS_PER_CONNECTION): ECMP entropy; Meta used 16 for LLM jobs (domain-facts 2)")
+    drain: list[str] = Field(default_factory=list, max_length=1024,
+                             description="switches under maintenance: they stay up but prepend their ASN three times "
+                             "to every path they send, so traffic moves to their peers")
+
+
+class IbTier(_Model):
+    """A tier of the InfiniBand fat tree: a catalogue switch model (Quantum-2 QM9700 unless said otherwise)."""
+
+    model: str = Field(default="nvidia-qm9700", description="switch model: a catalogue key")
+    medium_down: Medium = Field(default="smf", description="cabling of this tier's downlinks")
+
+
+class IbLeafTier(IbTier):
+    medium_down: Medium = Field(default="mmf", description="cabling from the hosts' HCAs to the leaves")
+    blocking_factor: float = Field(default=1.0, ge=1.0, le=64,
+                                   description="a leaf's downlink:uplink ratio; 1 is full bisection (the SU's nodes "
+                                               "divided by it must be a whole number of uplinks)")
+
+
+class IbSpineTier(IbTier):
+    blocking_factor: float = Field(default=1.0, ge=1.0, le=64,
+                                   description="a spine's downlink:uplink ratio towards the cores (three levels)")
+    links_per_leaf: int | None = Field(default=None, ge=1, le=limits.MAX_PARALLEL_LINKS,
+                                       description="parallel links between a leaf and each spine it reaches; "
+                                                   "default: as few spines as fit (two levels), 1 (three levels)")
+
+
+class IbQos(_Model):
+    """Service levels onto virtual lanes, the same on every port of the subnet."""
+
+    enabled: bool = True
+    data_vls: Literal[1, 2, 4, 8] = Field(default=2, description="data virtual lanes of every port")
+    compute_sl: int = Field(default=0, ge=0, le=14, description="service level of GPU traffic (NCCL_IB_SL)")
+    high_priority_sls: list[int] = Field(default_factory=list, max_length=15,
+                                         description="service levels scheduled from the high-priority VL "
+                                                     "arbitration table (on a VL of their own)")
+
+
+PKEY_DEFAULT = 0x7FFF
+
+
+class IbPartition(_Model):
+    """A tenant's partition: a P_Key and its full members (every HCA of the hosts it names)."""
+
+    name: str = Field(pattern=r"^[A-Za-z][A-Za-z0-9_.-]{0,31}$")
+    pkey: int = Field(ge=1, lt=PKEY_DEFAULT, description="15-bit P_Key; 0x7fff is the default partition")
+    zones: list[int] = Field(default_factory=list, max_length=99, description="SUs whose hosts are members")
+    hosts: list[str] = Field(default_factory=list, max_length=limits.MAX_PARTITION_HOSTS,
+                             description=f"more member hosts, by name, {_limit('MAX_PARTITION_HOSTS')}")
+    ipoib: bool = Field(default=True, description="IPoIB may run on it (OpenSM creates its broadcast group)")
+
+
+class IbSubnetManager(_Model):
+    """The subnet manager (OpenSM) that routes the fabric, in an HA pair by default."""
+
+    routing_engine: str = Field(default="ftree", pattern=r"^[a-z0-9_-]{1,32}$",
+                                description="ftree, updn, or ar_ftree (adaptive routing: NVIDIA's OpenSM)")
+    lmc: int = Field(default=0, ge=0, le=7, description="LID mask control: 2^lmc LIDs (paths) per HCA port")
+    priority: int = Field(default=15, ge=1, le=15, description="sm_priority of the master; each standby one less")
+    standby: int = Field(default=1, ge=0, le=3, description="standby subnet managers")
+    hosts: list[str] = Field(default_factory=list, max_length=4,
+                             description="hosts whose first HCA runs a subnet manager, master first; default: the "
+                                         "first host of SUs spread across the cluster")
+    sm_key_secret: SecretName = Field(default="ib_sm_key",
+                                      description="name of the secret holding the SM_Key the subnet managers share")
+    sweep_interval_s: int = Field(default=10, ge=1, le=3600, description="light sweep interval")
+    config_dir: str = Field(default="/etc/opensm", pattern=r"^/[A-Za-z0-9_./-]{0,200}$",
+                            description="where the subnet manager hosts keep the files under ib/")
+    log_dir: str = Field(default="/var/log/opensm", pattern=r"^/[A-Za-z0-9_./-]{0,200}$",
+                         description="OpenSM's log and dump files")
 
 
 class InfinibandBackend(_Model):
-    """Reserved: the InfiniBand (Quantum-2 fat tree) backend comes with its own issue."""
+    """A rail-optimized Quantum-2 fat tree routed by a subnet manager (domain-facts section 3).
+
+    A zone is a scalable unit (SU): racks_per_zone x hosts_per_rack nodes; HCA i of every node goes to leaf i of its
+    SU.  Leaves, spines and, when one spine layer cannot join every leaf, cores.
+    """
 
     kind: Literal["infiniband"]
+    leaf: IbLeafTier = IbLeafTier()
+    spine: IbSpineTier = IbSpineTier()
+    core: IbTier = IbTier()
+    link_speed_gbps: int = Field(default=400, ge=1, description="NDR: 400")
+    mtu: Literal[2048, 4096] = Field(default=4096, description="IB MTU of the partitions")
+    hca_names: list[str] = Field(default_factory=list, max_length=limits.MAX_PER_HOST,
+                                 description="verbs names of the backend HCAs in rail order (NCCL_IB_HCA); default "
+                                             "mlx5_0 ... mlx5_<n-1>")
+    guid_map: str | None = Field(default=None, min_length=1, max_length=4096,
+                                 description="file of hardware GUIDs, relative to the spec: one node a line, "
+                                             "'0x<node GUID> \"<name>\" [0x<port GUID>]' (an OpenSM node-name-map, "
+                                             "names '<switch>' or '<host> <hca>'); default: synthetic GUIDs")
+    subnet_manager: IbSubnetManager = IbSubnetManager()
+    qos: IbQos = IbQos()
+    partitions: list[IbPartition] = Field(default_factory=list, max_length=limits.MAX_PARTITIONS,
+                                          description=f"tenant partitions, {_limit('MAX_PARTITIONS')}")
 
 
 # ---------------------------------------------------------------------------------------- front end and storage
@@ -294,9 +402,137 @@ class Management(_Model):
     snmpv3_user: str = "teton"
     snmpv3_auth_secret: SecretName = Field(default="snmpv3_auth", description="name of the SNMPv3 auth key's secret")
     snmpv3_priv_secret: SecretName = Field(default="snmpv3_priv", description="name of the SNMPv3 priv key's secret")
+    breakglass_user: str = Field(default="breakglass", pattern=r"^[a-z_][a-z0-9_-]{0,31}$",
+                                 description="local administrator that works when every AAA server is down")
+    breakglass_secret: SecretName = Field(default="breakglass_sha512",
+                                          description="name of the secret holding its password's SHA-512 crypt hash")
+
+
+# ------------------------------------------------------------------------------------ hosts (Ansible) and scheduler
+
+# An absolute path of letters, digits, '_', '.', '-' (no '..'): mount points and file-system roots on the hosts.
+HostPath = Annotated[str, Field(pattern=r"^(/[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}){1,8}$", max_length=255)]
+MountOption = Annotated[str, Field(pattern=r"^[A-Za-z0-9_][A-Za-z0-9_.=:-]{0,63}$")]
+NcclSubsys = Literal["INIT", "COLL", "P2P", "SHM", "NET", "GRAPH", "TUNING", "ENV", "ALLOC", "CALL", "PROXY", "NVLS",
+                     "BOOTSTRAP", "REG", "ALL"]
+
+
+class HostNetwork(_Model):
+    """How the GPU hosts' backend NICs are configured (Ansible role backend_nics)."""
+
+    renderer: Literal["networkd", "netplan"] = Field(
+        default="networkd", description="systemd-networkd .network files, or one netplan YAML per host")
+    route_table_base: int = Field(default=100, ge=1, le=250 - limits.MAX_PER_HOST,
+                                  description="routing table of the NIC on rail n is base + n (one table per NIC)")
+    rule_priority_base: int = Field(default=1000, ge=1, le=32000,
+                                    description="priority of the rule sending NIC n's source address to its table "
+                                                "is base + n (below the main table's 32766)")
+    rdma_device_prefix: str = Field(default="mlx5_", pattern=r"^[a-z][a-z0-9_]{0,15}$",
+                                    description="RDMA device of the NIC on rail n is prefix + n (GPU order)")
+    lldp: bool = Field(default=True, description="lldpd on the backend NICs, so each NIC's switch port can be checked")
+
+
+class Nccl(_Model):
+    """NCCL and PyTorch settings written to every GPU host (/etc/nccl.conf, the flight recorder's environment)."""
+
+    gid_index: int = Field(default=3, ge=0, le=255, description="NCCL_IB_GID_INDEX: the RoCEv2 IPv4 GID (3 on "
+                                                                "ConnectX; domain-facts 7)")
+    ib_timeout: int = Field(default=22, ge=1, le=31, description="NCCL_IB_TIMEOUT: 4.096 us x 2^n per retry; Meta's "
+                                                                 "idle RTT is ~22 us, far above NCCL's assumption")
+    debug: Literal["VERSION", "WARN", "INFO", "TRACE"] = Field(default="WARN", description="NCCL_DEBUG")
+    debug_subsys: list[NcclSubsys] = Field(default_factory=list, max_length=16, description="NCCL_DEBUG_SUBSYS")
+    trace_buffer_size: int = Field(default=2000, ge=0, le=1_000_000,
+                                   description="TORCH_NCCL_TRACE_BUFFER_SIZE: entries the PyTorch flight recorder "
+                                               "keeps per rank (0 turns it off)")
+    dump_on_timeout: bool = Field(default=True, description="TORCH_NCCL_DUMP_ON_TIMEOUT: dump the flight recorder "
+                                                            "when a collective times out")
+    dump_dir: HostPath = Field(default="/var/tmp/nccl-trace", description="where the flight recorder's dumps go")
+
+
+class TectonicMount(_Model):
+    """The Tectonic FUSE client: a systemd unit mounting the cluster's Tectonic namespace."""
+
+    mount_point: HostPath = "/mnt/tectonic"
+    namespace: str = Field(default="checkpoints", pattern=r"^[a-z][a-z0-9_-]{0,63}$")
+    options: list[MountOption] = Field(default_factory=lambda: ["allow_other", "default_permissions"],
+                                       max_length=32)
+
+
+class NfsMount(_Model):
+    """One Hammerspace NFS export mounted on the GPU hosts."""
+
+    name: str = Field(pattern=r"^[a-z][a-z0-9_-]{0,31}$")
+    mount_point: HostPath
+    export: HostPath
+    nconnect: int = Field(default=16, ge=1, le=16, description="TCP connections per mount (Linux allows 16)")
+    options: list[MountOption] = Field(default_factory=lambda: ["hard", "noatime", "rsize=1048576",
+                                                                "wsize=1048576"], max_length=32)
+
+
+def _default_nfs() -> list[NfsMount]:
+    return [NfsMount(name="checkpoints", mount_point="/mnt/checkpoints", export="/checkpoints"),
+            NfsMount(name="datasets", mount_point="/mnt/datasets", export="/datasets")]
+
+
+class StorageClient(_Model):
+    tectonic: TectonicMount | None = TectonicMount()
+    hammerspace: list[NfsMount] = Field(default_factory=_default_nfs, max_length=16,
+                                        description="NFSv4.2 mounts of the Hammerspace namespace")
+    hammerspace_server: Address | None = Field(
+        default=None, description="NFS server (the Hammerspace metadata service); default: the first Hammerspace "
+                                  "server's front-end address")
+
+
+class StorageServer(_Model):
+    """Sierra Point storage servers: one file system per E1.S drive, NFS exports on Hammerspace servers."""
+
+    filesystem: Literal["xfs", "ext4"] = "xfs"
+    mount_root: HostPath = Field(default="/srv", description="drive n of a server of role R mounts at "
+                                                             "<mount_root>/<R>/dNN")
+    mount_options: list[MountOption] = Field(default_factory=lambda: ["noatime", "nofail"], max_length=32)
+    export_options: list[MountOption] = Field(default_factory=lambda: ["rw", "sync", "no_subtree_check"],
+                                              max_length=32)
+    format_drives: bool = Field(default=False, description="create file systems on empty drives (destructive: off "
+                                                           "unless asked)")
+
+
+class HostSetup(_Model):
+    """What the host playbooks configure (playbooks/, from build/<cluster>/ansible/)."""
+
+    network: HostNetwork = HostNetwork()
+    nccl: Nccl = Nccl()
+    storage_client: StorageClient = StorageClient()
+    storage_server: StorageServer = StorageServer()
+
+
+class Scheduler(_Model):
+    """Slurm: node definitions, gres.conf and topology.conf from the Fabric (rack switch -> zone -> cluster)."""
+
+    kind: Literal["slurm"] = "slurm"
+    controller: str = Field(default="slurmctl", pattern=r"^[a-z][a-z0-9-]{0,62}$", description="controller host name")
+    controller_address: Address | None = None
+    partition: str = Field(default="gpu", pattern=r"^[a-z][a-z0-9_-]{0,31}$")
+    slurmctld_port: int = Field(default=6817, ge=1, le=65535)
+    slurmd_port: int = Field(default=6818, ge=1, le=65535)
+    sockets: int = Field(default=2, ge=1, le=16, description="CPU sockets per GPU host (Grand Teton: 2)")
+    cores_per_socket: int = Field(default=48, ge=1, le=1024, description="not published: set it to what "
+                                                                         "`slurmd -C` prints on a host")
+    threads_per_core: int = Field(default=2, ge=1, le=8)
+    real_memory_mb: int = Field(default=1_900_000, ge=1, description="not published: set it to what `slurmd -C` "
+                                                                     "prints")
+    health_check_interval_s: int = Field(default=300, ge=0, le=86400,
+                                         description="how often slurmd runs the node health check (0: never)")
 
 
 # --------------------------------------------------------------------------------------------------- the cluster
+
+
+class Rack(_Model):
+    """A compute rack that differs from the others (`racks:`, by rack name)."""
+
+    hosts: int = Field(ge=0, le=16, description="GPU servers installed in this rack, at most hosts_per_rack (which "
+                       "sizes every rack switch's ports and address block): a rack being filled, or one whose servers "
+                       "were taken out")
 
 
 class Cluster(_Model):
@@ -307,6 +543,9 @@ class Cluster(_Model):
     zones: int = Field(ge=1, le=99, description="AI zones (pods)")
     racks_per_zone: int = Field(ge=1, le=999)
     hosts_per_rack: int = Field(ge=1, le=16)
+    racks: dict[Annotated[str, Field(pattern=r"^z[0-9]{2}-r[0-9]{3}$")], Rack] = Field(
+        default_factory=dict, max_length=99 * 999,
+        description="compute racks that differ from the others, by name (z01-r005): fewer hosts (RoCE backend)")
     host: HostPlatform = HostPlatform()
     backend: RoceBackend | InfinibandBackend = Field(discriminator="kind")
     frontend: Frontend | None = None
@@ -315,3 +554,5 @@ class Cluster(_Model):
     switch_models: list[SwitchModel] = Field(default_factory=list, max_length=limits.MAX_SWITCH_MODELS,
                                              description="extra catalogue entries; same name overrides the built-in; "
                                                          f"{_limit('MAX_SWITCH_MODELS')}")
+    hosts: HostSetup = Field(default_factory=HostSetup, description="what the host playbooks configure")
+    scheduler: Scheduler = Field(default_factory=Scheduler, description="the Slurm files of the build")

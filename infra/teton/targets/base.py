@@ -16,14 +16,25 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 from teton.fabric.intent import Routing
 from teton.fabric.model import Device, Fabric
 from teton.findings import Finding
+from teton.secrets import resolve
 from teton.targets.parallel import map_chunks, render_devices
 
 Files = dict[str, str]
+_NO_STATE = object()
+
+
+class DeviceCache(Protocol):
+    """Rendered, validated files of one device by a content hash of its inputs (`teton.build.cache.RenderCache`)."""
+
+    def lookup(self, target: DeviceTarget, fabric: Fabric, device: str,
+               ctx: RenderContext) -> tuple[str, Files | None]: ...
+
+    def store(self, key: str, files: Files) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -32,6 +43,8 @@ class RenderContext:
 
     yang_dir: Path | None = None        # SONiC YANG models (None: the default lookup, see teton.targets.sonic.yang)
     validate: bool = True               # validate structured configs with the vendor's schema before writing text
+    cache: DeviceCache | None = None    # per-device targets: files of devices whose inputs are unchanged, from here
+    devices: frozenset[str] | None = None   # per-device targets: only these devices' files (None: every device)
 
 
 class BuildFileError(Exception):
@@ -136,6 +149,13 @@ class Target:
         """Views of the devices whose files this target wrote, and findings (vendor validation when `vendor`)."""
         return [], []
 
+    def resolve_secrets(self, files: Files, secrets: Mapping[str, str]) -> Files:
+        """The files as pushed to a device: every `TETON_SECRET_<name>` reference replaced by what this NOS expects
+        (here the cleartext value; a NOS that stores ciphertext overrides it).  Only for the push, in memory: the
+        build folder never holds a secret.  KeyError names a secret that is referenced but not given."""
+        quoted = {name: json.dumps(value)[1:-1] for name, value in secrets.items()}   # inside a JSON string
+        return {path: resolve(text, quoted if path.endswith(".json") else secrets) for path, text in files.items()}
+
 
 class DeviceTarget(Target):
     """A switch NOS: `devices/<name>/<file>` for every switch whose `nos` is this target's."""
@@ -147,16 +167,26 @@ class DeviceTarget(Target):
         return fabric.switches(self.nos)
 
     def render(self, fabric: Fabric, ctx: RenderContext) -> Files:
-        return render_devices(partial(self._render_chunk, fabric, ctx), [d.name for d in self.devices(fabric)])
+        only = ctx.devices
+        return render_devices(partial(self._render_chunk, fabric, ctx),
+                              [d.name for d in self.devices(fabric) if only is None or d.name in only])
 
     def _render_chunk(self, fabric: Fabric, ctx: RenderContext, names: Sequence[str]) -> tuple[Files, list[Finding]]:
-        state = self.chunk_state(ctx)
+        state: Any = _NO_STATE   # built at the first device that is not in the cache
         files: Files = {}
         problems: list[Finding] = []
         for name in names:
+            key, cached = ctx.cache.lookup(self, fabric, name, ctx) if ctx.cache is not None else ("", None)
+            if cached is not None:
+                files.update(cached)
+                continue
+            if state is _NO_STATE:
+                state = self.chunk_state(ctx)
             f, p = self.render_device(fabric, fabric.devices[name], ctx, state)
             files.update(f)
             problems += p
+            if ctx.cache is not None and not p:
+                ctx.cache.store(key, f)
         return files, problems
 
     def chunk_state(self, ctx: RenderContext) -> Any:

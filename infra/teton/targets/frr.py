@@ -7,7 +7,8 @@ The spelling, for every address family with neighbours:
   redistributed through CONNECTED_<tag>, which permits only those;
 - aggregates are announced summary-only;
 - EXPORT_<tag>, applied outbound to every peer group, permits everything on a transit switch and only ORIGINATE_<tag>
-  (the loopback and the aggregates, exactly) on a rack switch.
+  (the loopback and the aggregates, exactly) on a rack switch; a drained switch prepends its ASN (the intent's count);
+- every peer group has the maximum-prefix limit; `update-delay` holds updates after a restart until the peers are up.
 """
 
 from __future__ import annotations
@@ -42,9 +43,9 @@ def frr_context(hostname: str, r: Routing) -> dict[str, Any]:
             seq += 10
             prefix_lists.append({"afi": afi, "name": local, "seq": seq, "prefix": a, "le": MAX_LEN[fam]})
             prefix_lists.append({"afi": afi, "name": export, "seq": seq, "prefix": a, "le": None})
-        route_maps.append({"name": f"CONNECTED_{tag}", "seq": 10, "match": local, "afi_match": afi})
+        route_maps.append({"name": f"CONNECTED_{tag}", "seq": 10, "match": local, "afi_match": afi, "prepend": None})
         route_maps.append({"name": f"EXPORT_{tag}", "seq": 10, "match": None if r.transit else export,
-                           "afi_match": afi})
+                           "afi_match": afi, "prepend": " ".join([str(r.asn)] * r.drain_prepend) or None})
         names = [g.name for g in r.groups if g.family == fam]
         groups += [{"name": g.name, "passive": g.passive} for g in r.groups if g.family == fam]
         afs.append({"name": fam, "redistribute": f"CONNECTED_{tag}", "aggregates": aggregates, "groups": names,
@@ -54,6 +55,7 @@ def frr_context(hostname: str, r: Routing) -> dict[str, Any]:
     prefix_lists.sort(key=lambda p: (p["afi"] != "ip", p["name"], p["seq"]))
     bgp = {"asn": r.asn, "router_id": r.router_id, "keepalive": r.timers.keepalive, "hold": r.timers.hold,
            "connect_retry": r.timers.connect_retry, "bfd": r.bfd, "maximum_paths": r.maximum_paths,
+           "maximum_prefixes": r.maximum_prefixes, "startup_hold": r.startup_hold_s,
            "password": secret_ref(r.password_secret) if r.password_secret else None}
     return {"hostname": hostname, "bgp": bgp, "prefix_lists": prefix_lists, "route_maps": route_maps,
             "groups": groups, "neighbors": neighbors, "afs": afs}

@@ -24,7 +24,7 @@ _SECRET_KEY = re.compile(r"(^|_)(password|passkey|passphrase|secret|community)$"
 _NOT_SECRET = frozenset({"send_community"})
 _WORDS = frozenset({"password", "key", "secret", "community", "passphrase", "passkey"})
 _SNMP = frozenset({"auth", "priv"})
-_ENC_TYPE = frozenset({"0", "5", "7", "8a"})
+_ENC_TYPE = frozenset({"0", "5", "7", "8a", "sha512"})   # a type word before the value (key 7 X, secret sha512 X)
 
 
 def _is_reference(value: str) -> bool:

@@ -10,6 +10,7 @@ structured config (`readback`).
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from teton.fabric.model import Device, Fabric
@@ -17,6 +18,7 @@ from teton.findings import Finding
 from teton.targets.base import BuildFileError, BuildFiles, DeviceTarget, DeviceView, Files, RenderContext
 from teton.targets.eos.avd import AvdValidationError, render_eos_config, validate_and_render
 from teton.targets.eos.readback import read_eos
+from teton.targets.eos.secrets import resolve_structured_config
 from teton.targets.eos.structured import structured_config
 
 STRUCTURED = "structured-config.json"
@@ -83,6 +85,20 @@ class EosTarget(DeviceTarget):
         return [Finding(path, f"line {n + 1}", f"differs from what {STRUCTURED} renders: {line.strip()!r} where "
                         f"pyavd gives {want[n].strip() if n < len(want) else '(end of file)'!r}",
                         rule="startup-config")]
+
+
+    def resolve_secrets(self, files: Files, secrets: Mapping[str, str]) -> Files:
+        """EOS keeps keys as type-7 ciphertext: each peer group's BGP password is encrypted with that group's name
+        as the key (so one secret gives a different ciphertext per group), TACACS+ and RADIUS keys with a salt from
+        the device name; the startup-config is then rendered again from the resolved structured config."""
+        out: Files = {}
+        for path, text in files.items():
+            if not path.endswith(STRUCTURED):
+                continue
+            cfg = resolve_structured_config(json.loads(text), secrets)
+            out[path] = dump_json(cfg)
+            out[path.removesuffix(STRUCTURED) + STARTUP] = render_eos_config(cfg)
+        return {**{p: t for p, t in files.items() if p not in out}, **out}
 
 
 TARGET = EosTarget()

@@ -62,7 +62,7 @@ def _routing(cfg: dict[str, Any], interfaces: dict[str, PortView]) -> Routing | 
         for g in bgp.get(f"address_family_{fam}", {}).get("peer_groups", []):
             if g.get("activate"):
                 family[g["name"]] = fam
-    groups, timers, password, bfd = [], "3 9", None, False
+    groups, timers, password, bfd, max_routes = [], "3 9", None, False, 0
     for g in bgp.get("peer_groups", []):
         side = _SIDE.get((g.get("metadata") or {}).get("type", ""), "down" if g.get("passive") else "up")
         groups.append(PeerGroup(g["name"], family.get(g["name"], "ipv4"), side, bool(g.get("passive"))))  # type: ignore[arg-type]
@@ -70,6 +70,7 @@ def _routing(cfg: dict[str, Any], interfaces: dict[str, PortView]) -> Routing | 
         secrets = referenced_secrets(str(g.get("password", "")))
         password = next(iter(secrets)) if secrets else password
         bfd = bfd or bool(g.get("bfd"))
+        max_routes = int(g.get("maximum_routes", max_routes))
     owner: dict[str, tuple[str, str]] = {}   # neighbour address -> (local port, local address)
     for port, view in interfaces.items():
         for cidr in view.addresses:
@@ -86,9 +87,13 @@ def _routing(cfg: dict[str, Any], interfaces: dict[str, PortView]) -> Routing | 
     keepalive, hold = (int(x) for x in str(timers).split())
     lo: dict[str, Any] = next((x for x in cfg.get("loopback_interfaces", []) if x.get("name") == "Loopback0"), {})
     aggregates = [a["prefix"] for a in bgp.get("aggregate_addresses", [])]
-    export = {rm["name"]: rm for rm in cfg.get("route_maps", [])}
-    transit = not any(s.get("match") for name, rm in export.items() if name.startswith("EXPORT_")
-                      for s in rm.get("sequence_numbers", []))
+    export = [s for rm in cfg.get("route_maps", []) if rm["name"].startswith("EXPORT_")
+              for s in rm.get("sequence_numbers", [])]
+    transit = not any(s.get("match") for s in export)
+    prepend = max((len(x.split()) - 2 for s in export for x in s.get("set", []) if x.startswith("as-path prepend ")),
+                  default=0)
+    startup_hold = next((int(x.split()[-1]) for x in bgp.get("bgp_defaults", [])
+                         if x.startswith("bgp convergence time ")), 0)
     return Routing(
         asn=int(bgp["as"]), router_id=bgp["router_id"],
         groups=tuple(sorted(groups, key=lambda g: (g.direction != "up", g.name))), neighbors=tuple(neighbors),
@@ -96,7 +101,7 @@ def _routing(cfg: dict[str, Any], interfaces: dict[str, PortView]) -> Routing | 
         timers=BgpTimers(keepalive, hold, None), bfd=bfd, password_secret=password,
         loopback4=lo.get("ip_address"), loopback6=(lo.get("ipv6_addresses") or [None])[0],
         aggregates4=tuple(a for a in aggregates if ":" not in a), aggregates6=tuple(a for a in aggregates if ":" in a),
-        transit=transit)
+        transit=transit, maximum_prefixes=max_routes, startup_hold_s=startup_hold, drain_prepend=prepend)
 
 
 def read_eos(name: str, cfg: dict[str, Any]) -> tuple[DeviceView, list[Finding]]:

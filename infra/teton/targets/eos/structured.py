@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from teton.fabric.intent import Management, Qos, Routing
+from teton.fabric.intent import Management, Qos, Routing, SwitchPolicy
 from teton.fabric.model import Device, Fabric
 from teton.secrets import secret_ref
 
 QOS_PROFILE = "QOS-ROCE"
+DAMPING_PROFILE = "LINK-DAMPING"
 FAMILY_TAG = {"ipv4": "V4", "ipv6": "V6"}
 MAX_LEN = {"ipv4": 32, "ipv6": 128}
 SIDE = {"up": "uplinks", "down": "downlinks"}
@@ -32,13 +33,25 @@ def _dscp_map(qos: Qos) -> list[str]:
 
 
 def _qos(qos: Qos) -> dict[str, Any]:
-    lossless, cnp = qos.lossless_priority, qos.cnp_priority
-    tx_lossless: dict[str, Any] = {"id": lossless, "comment": f"RoCE lossless (PFC priority {lossless})"}
-    if qos.ecn is not None:
-        tx_lossless["random_detect"] = {"ecn": {"threshold": {"units": "kbytes", "min": qos.ecn.min_kbytes,
-                                                              "max": qos.ecn.max_kbytes}}}
-    profile: dict[str, Any] = {"name": QOS_PROFILE, "tx_queues": [
-        tx_lossless, {"id": cnp, "comment": "CNP strict priority", "priority": "priority strict"}]}
+    """DSCP map, the tx queues with the intent's scheduling (weighted shares of the queues that carry traffic, CNP
+    strict), ECN on the lossless queue, PFC watchdog."""
+    carrying = set(qos.dscp_to_tc)
+    shared = [q for q in qos.queues if not q.strict and q.tc in carrying]
+    total = sum(q.weight for q in shared) or 1
+    queues: list[dict[str, Any]] = []
+    for q in qos.queues:
+        if q.strict:
+            queues.append({"id": q.tc, "comment": "CNP strict priority", "priority": "priority strict"})
+        elif q in shared:
+            e: dict[str, Any] = {"id": q.tc, "bandwidth_percent": q.weight * 100 // total,
+                                 "comment": f"RoCE lossless (PFC priority {q.tc})" if q.role == "lossless"
+                                 else "best effort"}
+            if q.role == "lossless" and qos.ecn is not None:
+                e["random_detect"] = {"ecn": {"threshold": {"units": "kbytes", "min": qos.ecn.min_kbytes,
+                                                            "max": qos.ecn.max_kbytes,
+                                                            "max_probability": qos.ecn.mark_percent}}}
+            queues.append(e)
+    profile: dict[str, Any] = {"name": QOS_PROFILE, "tx_queues": queues}
     out: dict[str, Any] = {"qos": {"map": {"dscp": _dscp_map(qos)}}, "qos_profiles": [profile]}
     wd = qos.watchdog
     if wd is not None:
@@ -47,6 +60,27 @@ def _qos(qos: Qos) -> dict[str, Any]:
                                                      "polling_interval": f"{wd.poll_ms / 1000:g}",
                                                      "recovery_time": f"{wd.restoration_ms / 1000:g}"}}
     return out
+
+
+def _policy(policy: SwitchPolicy) -> dict[str, Any]:
+    """E-ECMP: RoCEv2's destination QP (BTH bytes of the UDP payload) in the hash; link-flap dampening; queue
+    monitoring."""
+    h, damp = policy.hashing, policy.damping
+    first, last = h.roce_dqp_bytes
+    max_penalty = damp.reuse_threshold * 2 ** (damp.max_suppress_s // damp.half_life_s)
+    return {
+        "load_balance": {"policies": {"sand_profiles": [{"name": "default", "fields": {"udp": {
+            "dst_port": h.roce_udp_port, "payload_bytes": f"{first}-{last}"}}}]}},
+        "monitor_link_flap_policy": {
+            "damping_profiles": [{"name": DAMPING_PROFILE, "penalty_decay": {"half_life": damp.half_life_s,
+                                                                            "units": "seconds"},
+                                  "mac_fault_local_penalty": damp.penalty_per_flap,
+                                  "mac_fault_remote_penalty": damp.penalty_per_flap,
+                                  "penalty_threshold": {"suppression": damp.suppress_threshold,
+                                                        "reuse": damp.reuse_threshold, "maximum": max_penalty}}],
+            "default_profiles": [DAMPING_PROFILE]},
+        "queue_monitor_length": {"enabled": True, "log": policy.monitoring.queue_monitor_log_s},
+    }
 
 
 def _aaa(m: Management, vrf: str) -> dict[str, Any]:
@@ -66,6 +100,9 @@ def _aaa(m: Management, vrf: str) -> dict[str, Any]:
     cfg["aaa_authentication"] = {"login": {"default": f"group {group} local", "console": "local"}}
     cfg["aaa_authorization"] = {"exec": {"default": f"group {group} local"},
                                 "commands": {"all_default": f"group {group} local"}}
+    methods = [{"method": "group", "group": group}, {"method": "logging"}]
+    cfg["aaa_accounting"] = {"exec": {"default": {"type": "start-stop", "methods": methods}},
+                             "commands": {"default": [{"commands": "all", "type": "start-stop", "methods": methods}]}}
     return cfg
 
 
@@ -91,6 +128,8 @@ def _management(d: Device, m: Management) -> dict[str, Any]:
     }
     if m.gateway:
         cfg["static_routes"] = [{"vrf": vrf, "prefix": "0.0.0.0/0", "next_hop": m.gateway, "name": "MGMT-DEFAULT"}]
+    cfg["local_users"] = [{"name": m.breakglass_user, "privilege": 15, "role": "network-admin",
+                           "sha512_password": secret_ref(m.breakglass_secret)}]
     if m.aaa_servers:
         cfg.update(_aaa(m, vrf))
     if m.telemetry == "gnmi":
@@ -129,6 +168,8 @@ def _routing(r: Routing) -> dict[str, Any]:
             originate += [{"sequence": 20 + 10 * k, "action": f"permit {a}"} for k, a in enumerate(aggs)]
             prefix_lists[fam].append({"name": f"ORIGINATE_{tag}", "sequence_numbers": originate})
             export["match"] = [f"{match} address prefix-list ORIGINATE_{tag}"]
+        if r.drain_prepend:
+            export["set"] = [f"as-path prepend {' '.join([str(r.asn)] * r.drain_prepend)}"]
         route_maps.append({"name": f"EXPORT_{tag}", "sequence_numbers": [export]})
         names = []
         for g in r.groups:
@@ -136,6 +177,7 @@ def _routing(r: Routing) -> dict[str, Any]:
                 continue
             pg: dict[str, Any] = {"name": g.name, "send_community": "all",
                                   "timers": f"{r.timers.keepalive} {r.timers.hold}",
+                                  "maximum_routes": r.maximum_prefixes,
                                   "description": f"{g.name.removesuffix('_' + tag)} ({SIDE[g.direction]}, {fam})",
                                   "metadata": {"type": SIDE[g.direction]}}
             if g.passive:
@@ -152,7 +194,8 @@ def _routing(r: Routing) -> dict[str, Any]:
         "as": str(r.asn), "router_id": r.router_id,
         "bgp": {"default": {"ipv4_unicast": False}},
         "maximum_paths": {"paths": r.maximum_paths, "ecmp": r.maximum_paths},
-        "bgp_defaults": ["bgp bestpath as-path multipath-relax"],
+        "bgp_defaults": ["bgp bestpath as-path multipath-relax", f"bgp convergence time {r.startup_hold_s}"],
+        "updates": {"wait_for_convergence": True, "wait_install": True},
         "peer_groups": peer_groups,
         "neighbors": [{"ip_address": n.address, "peer_group": n.group, "remote_as": str(n.remote_as),
                        "description": n.peer} for n in r.neighbors],
@@ -181,6 +224,8 @@ def structured_config(fabric: Fabric, d: Device) -> dict[str, Any]:
     qos = d.qos
     if qos is not None:
         cfg.update(_qos(qos))
+    if d.policy is not None:
+        cfg.update(_policy(d.policy))
     lo: dict[str, Any] = {"name": "Loopback0", "description": "router-id and BGP source"}
     if d.loopback4:
         lo["ip_address"] = d.loopback4

@@ -1,21 +1,26 @@
 """SONiC target: `devices/<name>/config_db.json` and `devices/<name>/frr.conf` for every switch with `nos: sonic`.
 
-- render: the Config DB (`config_db`), YANG-validated with SONiC's own models through libyang (`validate`, `yang`),
-  and the FRR spelling of the routing intent (`teton.targets.frr`) for SONiC's bgpd;
+- render: the Config DB (`config_db`, `qos`, `management`), YANG-validated with SONiC's own models through libyang
+  (`validate`, `yang`), the FRR spelling of the routing intent (`teton.targets.frr`) for SONiC's bgpd, and per HwSKU
+  the files `config qos reload` regenerates QoS from (`sku`);
 - read-back (`readback`): both files into the NOS-neutral view; the frr.conf is handed to the twin unchanged.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
+from teton.fabric.intent import Buffers, Qos
 from teton.fabric.model import Device, Fabric
 from teton.findings import Finding
 from teton.targets.base import BuildFiles, DeviceTarget, DeviceView, Files, RenderContext
 from teton.targets.frr import render_frr
-from teton.targets.sonic.config_db import MGMT_VRF, config_db, dump_config_db
+from teton.targets.sonic.config_db import config_db, dump_config_db
+from teton.targets.sonic.management import MGMT_VRF
 from teton.targets.sonic.readback import read_sonic
+from teton.targets.sonic.sku import buffers_template, pg_profile_lookup, qos_template
 from teton.targets.sonic.validate import SplitValidator, yang_findings
 
 
@@ -26,10 +31,34 @@ class SonicTarget(DeviceTarget):
     files = ("config_db.json", "frr.conf")
 
     def check(self, fabric: Fabric, file: str) -> Iterator[Finding]:
+        devices = self.devices(fabric)
         m = fabric.management
-        if m is not None and m.vrf != MGMT_VRF and self.devices(fabric):
+        if m is not None and m.vrf != MGMT_VRF and devices:
             yield Finding(file, "management.vrf", f"SONiC's management VRF is always named {MGMT_VRF!r} "
                           f"(MGMT_VRF_CONFIG); {m.vrf!r} cannot be spelled on the SONiC switches", rule="sonic")
+        if any(d.routing is not None and d.routing.bfd for d in devices):
+            yield Finding(file, "backend.bgp.bfd", "frr.conf asks for BFD, but SONiC's bgp container starts bfdd only "
+                          "on images whose supervisord runs it: check the image, or the sessions run without BFD",
+                          rule="sonic", severity="warning")
+
+    def render(self, fabric: Fabric, ctx: RenderContext) -> Files:
+        return {**super().render(fabric, ctx), **self.sku_files(fabric)}
+
+    def sku_files(self, fabric: Fabric) -> Files:
+        """`sku/<hwsku>/...` for each HwSKU of a backend switch: what `config qos reload` regenerates QoS from."""
+        by_sku: dict[str, list[tuple[Buffers, Qos]]] = {}
+        for d in self.devices(fabric):
+            if d.qos is not None and d.buffers is not None:
+                by_sku.setdefault(fabric.models[d.model].hwsku.get("sonic") or d.model, []).append((d.buffers, d.qos))
+        files: Files = {}
+        for sku, intents in sorted(by_sku.items()):
+            lookup = {(p.speed_gbps, p.cable_m): p for b, _ in intents for p in b.lookup}
+            b = replace(intents[0][0], lookup=tuple(lookup[k] for k in sorted(lookup)))
+            qos = intents[0][1]
+            files[f"sku/{sku}/buffers.json.j2"] = buffers_template(b, qos)
+            files[f"sku/{sku}/qos.json.j2"] = qos_template(qos)
+            files[f"sku/{sku}/pg_profile_lookup.ini"] = pg_profile_lookup(b)
+        return files
 
     def chunk_state(self, ctx: RenderContext) -> Any:
         return SplitValidator(ctx.yang_dir) if ctx.validate else None

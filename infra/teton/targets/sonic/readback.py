@@ -1,5 +1,6 @@
 """A SONiC switch's files read back into the NOS-neutral view: config_db.json for ports, addresses and QoS, frr.conf
-for the routing bgpd really runs.  Also checks that the two files agree (ASN, BGP_NEIGHBOR vs frr.conf)."""
+for the routing bgpd really runs.  Also checks that the two files agree: the same ASN, FRR fed from frr.conf alone
+(`split-unified`) and no BGP_NEIGHBOR rows (bgpcfgd would add peer groups and policies of its own beside frr.conf's)."""
 
 from __future__ import annotations
 
@@ -39,17 +40,14 @@ def read_sonic(name: str, db: dict[str, Any], frr: str) -> tuple[DeviceView, lis
     if meta_asn is not None and asn is not None and str(asn) != meta_asn:
         findings.append(Finding(rel, "DEVICE_METADATA|localhost/bgp_asn", f"{meta_asn} but frr.conf runs router bgp "
                                 f"{asn}", rule="sonic-frr-mismatch"))
-    table = db.get("BGP_NEIGHBOR", {})
-    in_frr = {s.peer_ip: s.remote_as for s in sessions}
-    for ip, row in sorted(table.items()):
-        if ip not in in_frr:
-            findings.append(Finding(rel, f"BGP_NEIGHBOR|{ip}", "not configured in frr.conf", rule="sonic-frr-mismatch"))
-        elif str(in_frr[ip]) != row.get("asn"):
-            findings.append(Finding(rel, f"BGP_NEIGHBOR|{ip}/asn", f"{row.get('asn')} but frr.conf says remote-as "
-                                    f"{in_frr[ip]}", rule="sonic-frr-mismatch"))
-    for ip in sorted(set(in_frr) - set(table)):
-        findings.append(Finding(frr_rel, f"neighbor {ip}", "missing from BGP_NEIGHBOR in config_db.json",
+    mode = db.get("DEVICE_METADATA", {}).get("localhost", {}).get("docker_routing_config_mode", "unified")
+    if mode != "split-unified":
+        findings.append(Finding(rel, "DEVICE_METADATA|localhost/docker_routing_config_mode", f"{mode!r}: SONiC would "
+                                "not load frr.conf as it is (only 'split-unified' runs one integrated frr.conf)",
                                 rule="sonic-frr-mismatch"))
+    for ip in sorted(db.get("BGP_NEIGHBOR", {})):
+        findings.append(Finding(rel, f"BGP_NEIGHBOR|{ip}", "bgpcfgd would configure this neighbour itself, with peer "
+                                "groups and policies of its own beside frr.conf's", rule="sonic-frr-mismatch"))
     ports = db.get("PORT", {})
     addrs: dict[str, list[str]] = defaultdict(list)
     for key in db.get("INTERFACE", {}):

@@ -1,0 +1,32 @@
+"""What a push sends to one device: its files from the build folder, with every secret reference resolved the way
+its NOS expects (`Target.resolve_secrets`).  Held in memory for the push only: the build folder, the logs and the
+Pulumi state carry references, never values."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+from teton import targets
+from teton.findings import TetonError
+from teton.targets import BuildFiles, Files
+from teton.validate.rendered import load_build_fabric
+
+
+def pushable_files(build: Path, device: str, secrets: Mapping[str, str]) -> Files:
+    """{path: text} of `device`'s files in the build folder `build`, secrets resolved for its NOS."""
+    source = BuildFiles(Path(build))
+    fabric = load_build_fabric(source)
+    d = fabric.devices.get(device)
+    if d is None or d.nos is None:
+        raise TetonError(f"{device!r} is no switch of the build in {build}")
+    target = targets.nos_target(d.nos)
+    if target is None:
+        raise TetonError(f"no target renders {d.nos!r}")
+    prefix = f"devices/{device}/"
+    names = sorted(p.relative_to(build).as_posix() for p in (Path(build) / prefix).iterdir() if p.is_file())
+    files = {rel: source.text(rel) for rel in names}
+    try:
+        return target.resolve_secrets(files, secrets)
+    except KeyError as exc:
+        raise TetonError(f"{device}: {exc.args[0]}") from None

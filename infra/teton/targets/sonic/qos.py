@@ -1,0 +1,115 @@
+"""SONiC's RoCE QoS and buffer tables, spelled from the device's `qos`, `buffers` and `policy` intents.
+
+One lossless class (DSCP -> TC -> queue, PFC on its priority, its own priority group with the headroom the design
+computed per speed and cable length), a strict-priority CNP queue, everything else best effort; WRED/ECN on the
+lossless queue when the intent has it; the PFC watchdog per port; the ECMP hash of the policy.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from teton.design.buffers import cable_m
+from teton.fabric.intent import Buffers, PgProfile, Qos, SwitchPolicy
+from teton.fabric.model import Device
+
+QOS_MAP = "ROCE"
+SCHEDULER = {"lossless": "scheduler.lossless", "cnp": "scheduler.cnp", "best-effort": "scheduler.best_effort"}
+
+
+def _schedulers(qos: Qos) -> dict[str, dict[str, str]]:
+    out: dict[str, dict[str, str]] = {}
+    for q in qos.queues:
+        out[SCHEDULER[q.role]] = ({"type": "STRICT", "priority": str(q.tc)} if q.strict
+                                  else {"type": "DWRR", "weight": str(q.weight)})
+    return out
+
+
+def profile_name(p: PgProfile) -> str:
+    return f"pg_lossless_{p.speed_gbps * 1000}_{p.cable_m}m_profile"
+
+
+def buffer_profiles(b: Buffers) -> dict[str, dict[str, str]]:
+    out = {
+        "ingress_lossy_profile": {"pool": "ingress_lossless_pool", "size": "0", "dynamic_th": "3"},
+        "egress_lossless_profile": {"pool": "egress_lossless_pool", "size": "0",
+                                    "static_th": str(b.egress_lossless_pool)},
+        "egress_lossy_profile": {"pool": "egress_lossy_pool", "size": "1778", "dynamic_th": "3"}}
+    for p in b.lookup:
+        out[profile_name(p)] = {"pool": "ingress_lossless_pool", "size": str(p.size), "xon": str(p.xon),
+                                "xoff": str(p.xoff), "xon_offset": str(p.xon_offset), "dynamic_th": "0"}
+    return out
+
+
+def buffer_pools(b: Buffers) -> dict[str, dict[str, str]]:
+    return {"ingress_lossless_pool": {"type": "ingress", "mode": "dynamic", "size": str(b.ingress_lossless_pool),
+                                      "xoff": str(b.ingress_xoff_pool)},
+            "egress_lossless_pool": {"type": "egress", "mode": "static", "size": str(b.egress_lossless_pool)},
+            "egress_lossy_pool": {"type": "egress", "mode": "dynamic", "size": str(b.egress_lossy_pool)}}
+
+
+def qos_maps(qos: Qos) -> dict[str, Any]:
+    """The tables that do not depend on the ports: maps, schedulers, the WRED/ECN profile."""
+    t: dict[str, Any] = {
+        "DSCP_TO_TC_MAP": {QOS_MAP: {str(d): str(tc) for d, tc in enumerate(qos.dscp_to_tc)}},
+        "TC_TO_QUEUE_MAP": {QOS_MAP: {str(q.tc): str(q.tc) for q in qos.queues}},
+        "TC_TO_PRIORITY_GROUP_MAP": {QOS_MAP: {str(q.tc): str(q.tc if q.role == "lossless" else 0)
+                                               for q in qos.queues}},
+        "MAP_PFC_PRIORITY_TO_QUEUE": {QOS_MAP: {str(q.tc): str(q.tc) for q in qos.queues}},
+        "SCHEDULER": _schedulers(qos),
+    }
+    if qos.ecn is not None:
+        kb = 1024
+        lo, hi, p = str(qos.ecn.min_kbytes * kb), str(qos.ecn.max_kbytes * kb), str(qos.ecn.mark_percent)
+        t["WRED_PROFILE"] = {"ROCE_LOSSLESS": {
+            "wred_green_enable": "true", "wred_yellow_enable": "true", "wred_red_enable": "true", "ecn": "ecn_all",
+            "green_min_threshold": lo, "green_max_threshold": hi, "green_drop_probability": p,
+            "yellow_min_threshold": lo, "yellow_max_threshold": hi, "yellow_drop_probability": p,
+            "red_min_threshold": lo, "red_max_threshold": hi, "red_drop_probability": p}}
+    return t
+
+
+def qos_tables(device: Device, qos: Qos, buffers: Buffers) -> dict[str, Any]:
+    """Every QoS and buffer table of the device (its cabled ports only)."""
+    ports = device.interfaces
+    if not ports:
+        return {}
+    lossless = qos.lossless_priority
+    by_key = {(p.speed_gbps, p.cable_m): p for p in buffers.profiles}
+    t: dict[str, Any] = {
+        **qos_maps(qos),
+        "BUFFER_POOL": buffer_pools(buffers),
+        "BUFFER_PROFILE": buffer_profiles(buffers),
+        "PORT_QOS_MAP": {}, "QUEUE": {}, "BUFFER_PG": {}, "BUFFER_QUEUE": {}, "CABLE_LENGTH": {QOS_MAP: {}},
+    }
+    wd = qos.watchdog
+    if wd is not None:
+        t["PFC_WD"] = {"GLOBAL": {"POLL_INTERVAL": str(wd.poll_ms)}}
+    pfc = ",".join(str(p) for p in qos.pfc_priorities)
+    for i in ports:
+        cable = cable_m(i.medium)
+        t["CABLE_LENGTH"][QOS_MAP][i.name] = f"{cable}m"
+        pq = {"dscp_to_tc_map": QOS_MAP, "tc_to_queue_map": QOS_MAP, "tc_to_pg_map": QOS_MAP,
+              "pfc_to_queue_map": QOS_MAP, "pfc_enable": pfc}
+        if wd is not None:
+            pq["pfcwd_sw_enable"] = pfc
+            t["PFC_WD"][i.name] = {"action": wd.action, "detection_time": str(wd.detection_ms),
+                                   "restoration_time": str(wd.restoration_ms)}
+        t["PORT_QOS_MAP"][i.name] = pq
+        for q in qos.queues:
+            row = {"scheduler": SCHEDULER[q.role]}
+            if q.role == "lossless" and qos.ecn is not None:
+                row["wred_profile"] = "ROCE_LOSSLESS"
+            t["QUEUE"][f"{i.name}|{q.tc}"] = row
+            t["BUFFER_QUEUE"][f"{i.name}|{q.tc}"] = {
+                "profile": "egress_lossless_profile" if q.role == "lossless" else "egress_lossy_profile"}
+        t["BUFFER_PG"][f"{i.name}|0"] = {"profile": "ingress_lossy_profile"}
+        t["BUFFER_PG"][f"{i.name}|{lossless}"] = {"profile": profile_name(by_key[(i.speed_gbps, cable)])}
+    return t
+
+
+def policy_tables(policy: SwitchPolicy) -> dict[str, Any]:
+    """ECMP hash and the counters behind the alerts.  SONiC's hash has no field for the RoCE BTH (no UDF in
+    sonic-hash): the entropy is the UDP source port a RoCEv2 NIC sets per queue pair."""
+    return {"SWITCH_HASH": {"GLOBAL": {"ecmp_hash": list(policy.hashing.fields), "ecmp_hash_algorithm": "CRC"}},
+            "FLEX_COUNTER_TABLE": {k: {"FLEX_COUNTER_STATUS": "enable"} for k in policy.monitoring.counter_groups}}
