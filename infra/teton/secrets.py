@@ -9,6 +9,7 @@ time from the secret store (environment, Pulumi secret config or a vault).  The 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
 PREFIX = "TETON_SECRET_"
 _TOKEN = re.compile(PREFIX + r"([A-Za-z0-9_]+)")
@@ -26,7 +27,7 @@ def referenced_secrets(text: str) -> set[str]:
     return set(_TOKEN.findall(text))
 
 
-def resolve(text: str, secrets: dict[str, str]) -> str:
+def resolve(text: str, secrets: Mapping[str, str]) -> str:
     """Replace every reference in `text` with its value (deploy time only; never write the result to disk)."""
 
     def sub(m: re.Match[str]) -> str:

@@ -33,9 +33,7 @@ NFS_ROLES = ("hammerspace",)
 
 
 def roce_tos(q: Qos | None) -> int:
-    if q is None:
-        return 0
-    return q.roce_dscp << 2 | (2 if q.ecn is not None else 0)
+    return 0 if q is None else q.roce_tos
 
 
 def _pools(pools: AddressPools | None) -> tuple[str, ...]:

@@ -14,6 +14,7 @@ from teton.spec.model import RoceQos
 QUEUES = 8
 DWRR_WEIGHT = 50
 ECN_MARK_PERCENT = 5
+ECT0 = 2                   # the ECN-capable-transport code point a RoCE sender sets when the fabric marks ECN
 
 
 def qos(q: RoceQos) -> Qos:
@@ -29,6 +30,7 @@ def qos(q: RoceQos) -> Qos:
         cnp_priority=q.cnp_priority, dscp_to_tc=tuple(dscp_to_tc), pfc_priorities=(q.lossless_priority,),
         queues=queues,
         ecn=Ecn(q.ecn_min_kbytes, q.ecn_max_kbytes, ECN_MARK_PERCENT) if q.ecn else None,
+        roce_tos=q.roce_dscp << 2 | (ECT0 if q.ecn else 0),
         watchdog=PfcWatchdog(q.pfc_watchdog_ms, q.pfc_watchdog_ms, max(100, min(1000, q.pfc_watchdog_ms // 2)),
                              "drop")
         if q.pfc_watchdog else None)

@@ -110,6 +110,8 @@ class Qos:
     queues: tuple[Queue, ...]         # queues 0..7
     ecn: Ecn | None                   # ECN marking on the lossless queue, or none (PFC only)
     watchdog: PfcWatchdog | None
+    roce_tos: int                     # the hosts' RoCE traffic class (NCCL_IB_TC, RDMA-CM ToS): the DSCP shifted, with
+                                      # ECT(0) when ECN is on (DSCP 26 is ToS 104, or 106 with ECN)
 
 
 @dataclass(frozen=True, slots=True)

@@ -35,10 +35,8 @@ def qos_vars(q: Qos, roce_tos: int) -> Vars:
 
 
 def _qps(device: Device) -> int:
-    # The backend's hashing policy (flows per GPU pair) where the Fabric carries one; the design's default otherwise.
-    policy = getattr(device, "policy", None)
-    hashing = getattr(policy, "hashing", None)
-    return int(getattr(hashing, "qps_per_connection", QPS_PER_CONNECTION))
+    """Flows per GPU pair, as the backend's hashing policy decides (the ECMP entropy the switches rely on)."""
+    return device.policy.hashing.qps_per_connection if device.policy is not None else QPS_PER_CONNECTION
 
 
 def nccl_vars(s: HostSettings, device: Device) -> Vars:

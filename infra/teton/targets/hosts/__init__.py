@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from teton.fabric.intent import Qos
+from teton.fabric.intent import Qos, SwitchPolicy
 from teton.fabric.model import Fabric
 from teton.findings import Finding
 from teton.targets.base import (
@@ -26,17 +26,14 @@ from teton.targets.base import (
 )
 
 PATH = "hosts/backend.json"
-NCCL_QPS_PER_CONNECTION = 16   # QP scaling for LLM jobs (domain-facts section 2)
 
 
-def host_qos(q: Qos) -> dict[str, Any]:
-    ect = 2 if q.ecn is not None else 0
-    tos = q.roce_dscp << 2 | ect
-    return {"trust": "dscp", "pfc_priorities": list(q.pfc_priorities), "roce_dscp": q.roce_dscp, "roce_tos": tos,
-            "cnp_dscp": q.cnp_dscp, "cnp_priority": q.cnp_priority,
+def host_qos(q: Qos, policy: SwitchPolicy | None) -> dict[str, Any]:
+    qps = policy.hashing.qps_per_connection if policy is not None else 1
+    return {"trust": "dscp", "pfc_priorities": list(q.pfc_priorities), "roce_dscp": q.roce_dscp,
+            "roce_tos": q.roce_tos, "cnp_dscp": q.cnp_dscp, "cnp_priority": q.cnp_priority,
             "dscp_to_priority": {str(d): tc for d, tc in enumerate(q.dscp_to_tc)},
-            "nccl": {"NCCL_IB_TC": tos, "NCCL_IB_QPS_PER_CONNECTION": NCCL_QPS_PER_CONNECTION,
-                     "NCCL_IB_SPLIT_DATA_ON_QPS": 0}}
+            "nccl": {"NCCL_IB_TC": q.roce_tos, "NCCL_IB_QPS_PER_CONNECTION": qps, "NCCL_IB_SPLIT_DATA_ON_QPS": 0}}
 
 
 class HostsTarget(Target):
@@ -58,7 +55,7 @@ class HostsTarget(Target):
                                  "switch_port": i.peer_port})
         row = json.JSONEncoder(sort_keys=True).encode
         body = ",\n".join(row(n) for n in nics)
-        head = json.dumps({"qos": host_qos(fabric.qos)}, sort_keys=True)[:-1]
+        head = json.dumps({"qos": host_qos(fabric.qos, fabric.policy)}, sort_keys=True)[:-1]
         return {PATH: f'{head}, "nics": [\n{body}\n]}}\n'}
 
     def read_back(self, source: BuildFiles, fabric: Fabric, ctx: RenderContext,
