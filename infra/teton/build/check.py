@@ -1,0 +1,59 @@
+"""`teton render --check DIR`: for repositories that commit their intended configs (the AVD convention), is DIR what
+rendering the spec would write?  Renders in memory (through the cache) and compares file by file, manifest included.
+
+A file is stale when its content differs, when the render has it and DIR has not ("missing"), or when DIR has a file
+the render does not ("extra": a device that left the design, a hand-made file).  Hidden files (.gitkeep, .gitignore)
+are not compared.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import NamedTuple
+
+from teton.build import Progress, manifest_entries, render_spec
+from teton.build.cache import RenderCache
+from teton.findings import TetonError
+from teton.manifest import MANIFEST, manifest_text
+
+
+class Stale(NamedTuple):
+    path: str          # relative to the folder
+    why: str           # differs, missing, extra
+
+
+def _on_disk(folder: Path) -> set[str]:
+    found: set[str] = set()
+    for root, dirs, files in os.walk(folder):
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        for f in files:
+            if not f.startswith("."):
+                found.add(str((Path(root) / f).relative_to(folder)))
+    return found
+
+
+def check_folder(spec: str | Path, folder: Path, *, yang_dir: Path | None = None, timeout: float | None = None,
+                 progress: Progress | None = None, cache: RenderCache | None = None) -> tuple[int, list[Stale]]:
+    """(files the render has, the stale files of `folder`, by path)."""
+    if not folder.is_dir():
+        raise TetonError(f"{folder}: not a folder (render --check compares a folder of committed configs)")
+    r = render_spec(spec, yang_dir=yang_dir, timeout=timeout, progress=progress, cache=cache)
+    expected: dict[str, str] = {rel: text for files in r.files.values() for rel, text in files.items()}
+    entries, versions = manifest_entries(r.files)
+    expected[MANIFEST] = manifest_text(entries, r.figures, versions)
+    present = _on_disk(folder)
+    stale: list[Stale] = []
+    for rel in sorted(expected.keys() | present):
+        if rel not in present:
+            stale.append(Stale(rel, "missing"))
+        elif rel not in expected:
+            stale.append(Stale(rel, "extra"))
+        else:
+            try:
+                same = (folder / rel).read_bytes() == expected[rel].encode("utf-8")
+            except OSError:
+                same = False
+            if not same:
+                stale.append(Stale(rel, "differs"))
+    return len(expected), stale

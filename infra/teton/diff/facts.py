@@ -1,0 +1,68 @@
+"""What a review needs to know of one device, beside its files: its BGP sessions, its addresses, its links, and which
+of its record's fields changed.  Derived from the device's record alone (so from its slice), they are cached with
+the rendered files under the slice digest, and a side replayed from the cache needs no Fabric.
+
+    {"asn": 4201001001,
+     "sessions": ["10.1.0.0 10.1.0.1 4200000101", ...],      local address, peer address, peer ASN
+     "addresses": {"loopback4": "10.0.0.30/32", "mgmt": "...", "Ethernet0": "10.64.0.0/31 fd00:1::/127", ...},
+     "links": {"Ethernet0": "down z01-r001-h1:be0 400G mtu 9100", ...},
+     "fields": {"routing": "<digest>", "qos": "<digest>", ...}}   every field of the record, by digest
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+from typing import Any
+
+from teton.build.cache import RenderCache
+from teton.fabric.model import Device, Fabric
+
+_ADDRESS_FIELDS = ("loopback4", "loopback6", "router_id", "mgmt")
+_LISTS = ("prefixes4", "prefixes6")
+_NOT_FIELDS = frozenset({"name"})
+
+
+def _short(value: object) -> str:
+    return hashlib.sha256(repr(value).encode()).hexdigest()[:16]
+
+
+def device_facts(d: Device) -> dict[str, Any]:
+    addresses: dict[str, str] = {f: str(getattr(d, f)) for f in _ADDRESS_FIELDS if getattr(d, f) is not None}
+    for f in _LISTS:
+        if getattr(d, f):
+            addresses[f] = " ".join(getattr(d, f))
+    links: dict[str, str] = {}
+    for i in d.interfaces:
+        a = " ".join(x for x in (i.ipv4, i.ipv6) if x)
+        if a:
+            addresses[i.name] = a
+        links[i.name] = f"{i.direction} {i.peer}:{i.peer_port} {i.speed_gbps}G mtu {i.mtu}"
+    sessions = sorted(f"{n.local_address} {n.address} {n.remote_as}" for n in d.routing.neighbors) if d.routing else []
+    return {"asn": d.asn, "sessions": sessions, "addresses": addresses, "links": links,
+            "fields": {f.name: _short(getattr(d, f.name)) for f in dataclasses.fields(d) if f.name not in _NOT_FIELDS}}
+
+
+def facts_of(names: list[str], digests: dict[str, str], fabric: Fabric | None,
+             cache: RenderCache | None) -> dict[str, dict[str, Any]] | None:
+    """Facts of `names`: from the fabric when there is one (and remembered in the cache), else from the cache by
+    digest; None when the cache lacks one (the caller designs that side)."""
+    out: dict[str, dict[str, Any]] = {}
+    for n in names:
+        key = cache.key("facts", digests[n]) if cache is not None else ""
+        if fabric is not None:
+            out[n] = device_facts(fabric.devices[n])
+            if cache is not None:
+                cache.write_json("facts", key, out[n])
+            continue
+        found = cache.read_json("facts", key) if cache is not None else None
+        if not isinstance(found, dict):
+            return None
+        out[n] = found
+    return out
+
+
+def session_key(entry: str) -> tuple[str, str]:
+    """A session seen from either end: (lower address, higher address)."""
+    local, peer, _ = entry.split(" ", 2)
+    return (local, peer) if local <= peer else (peer, local)

@@ -1,0 +1,180 @@
+"""The blast radius of a change: none, low, medium or high, with the reasons.
+
+Each rule is a small function over the comparison that returns (level, reason) pairs; the verdict is the highest.
+
+- high: an intent shared by the whole fabric changes (the RoCE QoS, the management plane, the switch policy ...);
+  the ASN of an existing switch changes (the ASN plan); every spine of a zone (every CTSW), every aggregation switch
+  (ATSW), or every FSW of a zone is touched in a way that takes something away (a session or an address removed or
+  renumbered, a link rewired, an intent changed); every rail of a rack (every host-facing port of its rack switch)
+  changes; more than half of the switches change.
+- medium: switches are removed; the change reaches beyond one rack; a whole tier or zone is touched but only gains
+  (new sessions and ports: adding a zone touches every ATSW this way).
+- low: one rack (its rack switches and hosts), or hosts only.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Iterator
+from typing import NamedTuple
+
+from teton.diff.engine import Comparison, DeviceChange
+
+LEVELS = ("none", "low", "medium", "high")
+SPINE_ROLES = ("ctsw", "fsw", "spine")           # every one of a zone at once takes the zone's uplinks away
+AGGREGATION_ROLES = ("atsw", "core")             # every one at once takes the zones' connection away
+RACK_ROLES = ("rtsw", "fe-rsw", "leaf")
+HALF = 0.5
+
+
+class Reason(NamedTuple):
+    level: str
+    rule: str
+    message: str
+
+
+Rule = Callable[[Comparison], Iterator[Reason]]
+
+
+INTENTS = ("qos", "management", "buffers", "policy", "asn")
+
+
+def _takes_away(d: DeviceChange) -> bool:
+    """The change removes, renumbers or rewires something the device has (not only adds)."""
+    if d.status != "changed":
+        return d.status == "removed"
+    _, removed = d.sessions()
+    _, gone, renumbered = d.addresses()
+    old_links: dict[str, str] = (d.old or {}).get("links", {})
+    new_links: dict[str, str] = (d.new or {}).get("links", {})
+    return bool(removed or gone or renumbered or any(new_links.get(k) != v for k, v in old_links.items()))
+
+
+def _intents(d: DeviceChange) -> set[str]:
+    """The intents of the device that change in place (its QoS, management plane, the policy of its routing: timers,
+    ECMP width ...), beside sessions and links that are only added."""
+    fields = set(d.changed_fields())
+    changed = set(INTENTS) & fields
+    if "routing" in fields and not d.sessions()[0]:
+        changed.add("routing")
+    return changed
+
+
+def _zone(z: int | None) -> str:
+    return f"zone {z}" if z is not None else "the storage racks"
+
+
+SHARED = {"qos": "the RoCE QoS of the whole fabric (DSCP, PFC, queues) on every backend switch and GPU host",
+          "management": "the management plane of every switch",
+          "policy": "the hashing, dampening and monitoring policy of every backend switch and GPU host",
+          "hosts": "the settings every host shares (NCCL, mounts, the scheduler)",
+          "subnet_manager": "the subnet manager of the whole fabric"}
+NOT_RISKY = ("name", "site", "targets")      # names and oversubscription targets: no device runs them
+
+
+def _shared_changes(c: Comparison) -> set[str]:
+    return {k for k in c.head if k not in NOT_RISKY}
+
+
+def fabric_intents(c: Comparison) -> Iterator[Reason]:
+    for k in sorted(_shared_changes(c)):
+        yield Reason("high", f"fabric-{k}", f"changes {SHARED.get(k, f'the fabric-wide {k}')}")
+
+
+def asn_plan(c: Comparison) -> Iterator[Reason]:
+    moved = [d.name for d in c.devices if d.status == "changed" and d.old and d.new
+             and d.old.get("asn") != d.new.get("asn")]
+    if moved:
+        yield Reason("high", "asn", f"the ASN of {len(moved):,} existing device(s) changes (the ASN plan), e.g. "
+                     f"{moved[0]}: every BGP session of theirs restarts")
+
+
+def _whole(c: Comparison, roles: tuple[str, ...]) -> Iterator[tuple[str, int | None, list[DeviceChange], int]]:
+    """(role, zone, changed devices, devices of that role and zone on the old side) for groups wholly touched."""
+    population: dict[tuple[str, int | None], int] = defaultdict(int)
+    for info in c.old.index.values():
+        if info.role in roles:
+            population[(info.role, info.zone)] += 1
+    touched: dict[tuple[str, int | None], list[DeviceChange]] = defaultdict(list)
+    for d in c.devices:
+        if d.info.role in roles and d.status != "added":
+            touched[(d.info.role, d.info.zone)].append(d)
+    for (role, zone), n in sorted(population.items(), key=lambda x: (x[0][0], x[0][1] or 0)):
+        got = touched.get((role, zone), [])
+        if n and len(got) == n:
+            yield role, zone, got, n
+
+
+def whole_tiers(c: Comparison) -> Iterator[Reason]:
+    shared = _shared_changes(c)
+    for role, zone, got, n in _whole(c, SPINE_ROLES + AGGREGATION_ROLES):
+        where = f"of {_zone(zone)}" if role in SPINE_ROLES else "of the cluster"
+        intents = set().union(*(_intents(d) for d in got)) - shared    # a shared intent is its own reason
+        if any(_takes_away(d) for d in got):
+            yield Reason("high", f"every-{role}", f"touches every {role.upper()} {where} ({n}) and removes, "
+                         "renumbers or rewires sessions, addresses or links on them")
+        elif intents:
+            yield Reason("high", f"every-{role}", f"changes the {', '.join(sorted(intents))} of every "
+                         f"{role.upper()} {where} ({n})")
+        elif not any(_intents(d) for d in got):
+            yield Reason("medium", f"every-{role}", f"touches every {role.upper()} {where} ({n}), only adding "
+                         "sessions and ports")
+
+
+def rack_rails(c: Comparison) -> Iterator[Reason]:
+    for d in c.devices:
+        if d.info.role not in RACK_ROLES or d.status != "changed" or d.old is None or d.new is None:
+            continue
+        old = {k: v for k, v in d.old["links"].items() if v.startswith("down ")}
+        if old and all(d.new["links"].get(k) != v or d.old["addresses"].get(k) != d.new["addresses"].get(k)
+                       for k, v in old.items()):
+            yield Reason("high", "every-rail", f"changes every rail of rack {d.info.rack} (all {len(old)} "
+                         f"host-facing ports of {d.name})")
+
+
+def share_of_switches(c: Comparison) -> Iterator[Reason]:
+    switches = sum(1 for i in c.old.index.values() if i.nos is not None)
+    touched = sum(1 for d in c.devices if d.info.nos is not None and d.status != "added")
+    if switches and touched > HALF * switches:
+        yield Reason("high", "most-switches", f"{touched:,} of the {switches:,} existing switches change")
+
+
+def removals(c: Comparison) -> Iterator[Reason]:
+    gone = [d for d in c.devices if d.status == "removed"]
+    switches = [d for d in gone if d.info.nos is not None]
+    if switches:
+        yield Reason("medium", "switches-removed", f"{len(switches):,} switch(es) removed, e.g. {switches[0].name}")
+    hosts = [d for d in gone if d.info.nos is None]
+    if hosts:
+        yield Reason("low", "hosts-removed", f"{len(hosts):,} host(s) removed, e.g. {hosts[0].name}")
+
+
+def scope(c: Comparison) -> Iterator[Reason]:
+    if not c.devices and not c.files:
+        return
+    racks = {d.info.rack for d in c.devices if d.info.role in RACK_ROLES or d.is_host}
+    beyond = [d for d in c.devices if d.info.nos is not None and d.info.role not in RACK_ROLES]
+    added = [d for d in c.devices if d.status == "added"]
+    if beyond:
+        yield Reason("medium", "spines", f"{len(beyond):,} switch(es) above the racks change, e.g. {beyond[0].name}")
+    elif len(racks) > 1:
+        yield Reason("medium", "racks", f"{len(racks):,} racks change")
+    elif racks:
+        yield Reason("low", "one-rack", f"confined to rack {next(iter(racks))}")
+    elif not c.devices:
+        yield Reason("low", "files", "only fabric-wide files change (" + ", ".join(f.path for f in c.files[:3]) + ")")
+    if added:
+        yield Reason("low" if len(racks) <= 1 and not beyond else "medium", "added",
+                     f"{len(added):,} device(s) added, e.g. {added[0].name}")
+
+
+RULES: tuple[Rule, ...] = (fabric_intents, asn_plan, whole_tiers, rack_rails, share_of_switches, removals, scope)
+
+
+def verdict(c: Comparison) -> tuple[str, list[Reason]]:
+    """(level, reasons, highest first)."""
+    if not c.devices and not c.files and not c.head:
+        return "none", []
+    reasons = [r for rule in RULES for r in rule(c)]
+    reasons.sort(key=lambda r: -LEVELS.index(r.level))
+    return (reasons[0].level if reasons else "low"), reasons

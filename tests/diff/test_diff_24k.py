@@ -1,0 +1,164 @@
+"""`teton diff` on the 24k reference against four copies, each reporting exactly the devices that change and the
+verdict.  The base is rendered once per session into a render cache: every diff reads the base from it and renders
+only the devices whose inputs changed.
+
+Expected device sets are derived from the two Fabrics, never written out: a device changes when its record (placement,
+addresses, links, every intent) differs, or when it is on one side only.  Each case also checks what the change
+means in the domain (the rack's own switches, every backend device with a QoS, every CTSW and ATSW).
+
+(d) "one CTSW's uplink count": the spec sets the uplinks of the CTSW tier (`uplinks_per_atsw`), one number for every
+CTSW of every zone, which keeps the zone's spine planes identical (an RTSW spreads its traffic evenly over them); a
+per-device exception would make one plane unequal.  So the copy changes the CTSWs' uplink count, from one link to each
+ATSW to two (and the tier's oversubscription target with it, 192:56), and the expected set is every CTSW and ATSW.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from tests.helpers import REF24K, write_spec
+from teton.build import design_spec, render_spec
+from teton.build.cache import ENV_DIR, RenderCache
+from teton.cli import main
+from teton.diff import DiffResult, diff_specs
+from teton.fabric import Fabric
+from teton.spec.load import load_spec
+
+
+@pytest.fixture(scope="session")
+def base(tmp_path_factory) -> tuple[RenderCache, Fabric, Path]:
+    """The 24k reference rendered once (every device into the cache, and the spec's record)."""
+    cache = RenderCache(tmp_path_factory.mktemp("cache-24k"))
+    rendered = render_spec(REF24K, cache=cache)
+    assert rendered.fabric is not None
+    return cache, rendered.fabric, REF24K
+
+
+def spec_copy(tmp_path: Path, change) -> Path:
+    data = yaml.safe_load(REF24K.read_text())
+    change(data)
+    return write_spec(tmp_path, data, "copy.yaml")
+
+
+def fabric_of(spec: Path) -> Fabric:
+    return design_spec(spec, load_spec(spec)).fabric
+
+
+def changed_devices(a: Fabric, b: Fabric) -> set[str]:
+    """The oracle: devices whose record differs, or that are on one side only."""
+    both = a.devices.keys() & b.devices.keys()
+    return {n for n in both if a.devices[n] != b.devices[n]} | (a.devices.keys() ^ b.devices.keys())
+
+
+def run(base, spec: Path) -> DiffResult:
+    cache, _, ref = base
+    cache.reset_stats()
+    return diff_specs(str(ref), str(spec), cache=cache)
+
+
+def test_a_the_hosts_of_one_rack(base, tmp_path):
+    _, old, _ = base
+    racks = sorted({d.rack for d in old.devices.values() if d.role == "rtsw"})
+    rack = racks[len(racks) // 3]
+    spec = spec_copy(tmp_path, lambda d: d.setdefault("racks", {}).update({rack: {"hosts": 1}}))
+    new = fabric_of(spec)
+    result = run(base, spec)
+    in_rack = {d.name for d in old.devices.values() if d.rack == rack}
+    gone = in_rack - new.devices.keys()
+    assert gone and all(old.devices[n].role == "host" for n in gone)
+    switches = {d.name for d in old.devices.values() if d.rack == rack and d.role in ("rtsw", "fe-rsw")}
+    assert set(result.devices_changed) == changed_devices(old, new) == switches | gone
+    assert result.level == "low", result.reasons
+    s = result.render("json")
+    data = json.loads(s)
+    assert data["verdict"] == "low" and sorted(data["devices_changed"]) == sorted(switches | gone)
+    assert data["summary"]["bgp_sessions_added"] == data["summary"]["bgp_sessions_removed"] == 0
+    assert set(data["summary"]["hosts_with_changed_variables"]) == gone
+    cache_stats = base[0].stats()
+    assert cache_stats["misses"] == len(switches), "only the rack's switches are rendered (on the new side)"
+
+
+def test_b_one_zone_added(base, tmp_path):
+    _, old, _ = base
+    spec = spec_copy(tmp_path, lambda d: d.update(zones=d["zones"] + 1))
+    new = fabric_of(spec)
+    result = run(base, spec)
+    zone = max(d.zone or 0 for d in old.devices.values()) + 1
+    added = {n for n, d in new.devices.items() if d.zone == zone}
+    atsw = {n for n, d in old.devices.items() if d.role == "atsw"}
+    assert set(result.devices_changed) == changed_devices(old, new)
+    assert added <= set(result.devices_changed) and atsw <= set(result.devices_changed)
+    by_name = {d.name: d for d in result.comparison.devices}
+    assert all(by_name[n].status == "added" for n in added)
+    assert {d.status for d in result.comparison.devices if d.name in atsw} == {"changed"}
+    assert result.level == "high"
+    assert any(r.rule == "every-atsw" for r in result.reasons)
+
+
+def test_c_the_roce_dscp(base, tmp_path):
+    _, old, _ = base
+    dscp = old.qos.roce_dscp if old.qos else 26
+    taken = {old.qos.cnp_dscp} if old.qos else set()
+    other = next(x for x in (24, 28, 30, 34) if x not in taken | {dscp})
+    spec = spec_copy(tmp_path, lambda d: d["backend"].setdefault("qos", {}).update(roce_dscp=other))
+    new = fabric_of(spec)
+    result = run(base, spec)
+    with_qos = {n for n, d in old.devices.items() if d.qos is not None}
+    assert {old.devices[n].role for n in with_qos} == {"rtsw", "ctsw", "atsw", "host"}
+    assert set(result.devices_changed) == changed_devices(old, new) == with_qos
+    assert result.level == "high"
+    assert any(r.rule == "fabric-qos" for r in result.reasons)
+    assert all(d.status == "changed" for d in result.comparison.devices)
+    assert result.exit_code() == 2 and result.exit_code(allow_high=True) == 1
+
+
+def test_d_the_ctsw_uplink_count(base, tmp_path):
+    _, old, _ = base
+
+    def two_uplinks_per_atsw(d: dict) -> None:
+        ctsw = d["backend"]["ctsw"]
+        ctsw["oversubscription"] = ctsw["oversubscription"] / 2
+        ctsw["uplinks_per_atsw"] = ctsw.get("uplinks_per_atsw", 1) * 2
+
+    spec = spec_copy(tmp_path, two_uplinks_per_atsw)
+    new = fabric_of(spec)
+    result = run(base, spec)
+    spines = {n for n, d in old.devices.items() if d.role in ("ctsw", "atsw")}
+    assert set(result.devices_changed) == changed_devices(old, new) == spines
+    for n in spines:
+        up = [i for i in new.devices[n].interfaces if i.kind == "ctsw-atsw"]
+        assert len(up) == 2 * len([i for i in old.devices[n].interfaces if i.kind == "ctsw-atsw"])
+    assert result.level == "high"
+    assert {r.rule for r in result.reasons} >= {"every-ctsw", "every-atsw"}
+
+
+def test_the_cli_on_an_unchanged_24k_spec_exits_0_from_the_cache(base, tmp_path):
+    cache, _, ref = base
+    same = spec_copy(tmp_path, lambda d: None)
+    env = {ENV_DIR: str(cache.root)}
+    got = CliRunner().invoke(main, ["diff", str(ref), str(same), "--format", "json"], env=env)
+    assert got.exit_code == 0, got.output
+    data = json.loads(got.stdout)
+    assert data["verdict"] == "none" and data["devices_changed"] == []
+
+
+def test_the_markdown_of_a_one_rack_change_fits_a_pull_request_comment(base, tmp_path):
+    _, old, _ = base
+    rack = sorted({d.rack for d in old.devices.values() if d.role == "rtsw"})[0]
+    spec = spec_copy(tmp_path, lambda d: d.setdefault("racks", {}).update({rack: {"hosts": 1}}))
+    result = run(base, spec)
+    md = result.render("markdown")
+    assert len(md) < 65_536
+    assert "**Verdict: 🟢 LOW**" in md and "| tier | zone | changed | added | removed |" in md
+    assert md.count("<details>") == md.count("</details>") and md.count("```") % 2 == 0
+    for name in result.devices_changed:
+        assert f"<code>{name}</code>" in md
+    example = os.environ.get("TETON_DIFF_EXAMPLE")          # writes the README's example when asked
+    if example:
+        Path(example).write_text(result.render("markdown", file_lines=8), encoding="utf-8")
