@@ -1,0 +1,103 @@
+"""The subnet manager's files, spelled from the Fabric's `SubnetManager` intent and the devices' GUIDs."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+from teton.fabric.model import Fabric
+from teton.fabric.subnet import SubnetManager
+from teton.secrets import secret_ref
+from teton.targets.templates import render_template
+
+DEFAULT_PKEY = 0x7FFF
+MTU_CODE = {256: 1, 512: 2, 1024: 3, 2048: 4, 4096: 5}   # IBTA MTU encoding, as partitions.conf takes it
+GUIDS_PER_LINE = 16        # partition lines stay far below the ~1 KB at which OpenSM drops the whole file
+
+
+def instance_files(sm: SubnetManager) -> list[str]:
+    """The opensm.conf of each instance, master first."""
+    return ["ib/opensm.conf"] + [f"ib/opensm-standby{k}.conf" for k in range(1, len(sm.instances))]
+
+
+def _pairs(items: Sequence[tuple[int, int]]) -> str:
+    return ",".join(f"{a}:{b}" for a, b in items)
+
+
+def opensm_confs(f: Fabric, sm: SubnetManager) -> dict[str, str]:
+    q = sm.qos
+    qos = None if q is None else {"max_vls": q.max_vls, "high_limit": q.high_limit, "vlarb_high": _pairs(q.vlarb_high),
+                                  "vlarb_low": _pairs(q.vlarb_low), "sl2vl": ",".join(map(str, q.sl2vl))}
+    out = {}
+    for rel, inst in zip(instance_files(sm), sm.instances, strict=True):
+        host = f.devices[inst.host]
+        out[rel] = render_template(
+            "opensm/opensm.conf.j2", cluster=f.name, role="master" if inst is sm.instances[0] else "standby",
+            host=inst.host, hca=inst.hca, config_dir=sm.config_dir, log_dir=sm.log_dir,
+            port_guid=host.attrs["port_guids"][inst.hca], priority=inst.priority, sm_key=secret_ref(sm.sm_key_secret),
+            polling_timeout_ms=sm.polling_timeout_ms, polling_retries=sm.polling_retries,
+            sweep_interval_s=sm.sweep_interval_s, routing_engines=",".join(sm.routing_engines), lmc=sm.lmc, qos=qos)
+    return out
+
+
+def _ports(f: Fabric, hosts: Sequence[str], hcas: Sequence[str]) -> list[str]:
+    return [f.devices[h].attrs["port_guids"][a] for h in hosts for a in hcas]
+
+
+def _lines(head: str, members: list[str]) -> Iterator[str]:
+    for i in range(0, len(members), GUIDS_PER_LINE):
+        yield f"{head} : {', '.join(members[i:i + GUIDS_PER_LINE])} ;"
+
+
+def partitions_conf(f: Fabric, sm: SubnetManager) -> str:
+    mtu = MTU_CODE[sm.mtu]
+    default = f"Default=0x{DEFAULT_PKEY:04x}"
+    limited = set(sm.default_limited)
+    if not limited:
+        lines = [f"{default}, ipoib, mtu={mtu} : ALL=full ;"]
+        note = "every HCA is a full member"
+    else:
+        hosts = sorted(d.name for d in f.devices.values() if d.role == "host")
+        lines = [f"{default}, ipoib, mtu={mtu} : ALL_SWITCHES=full, SELF=full ;"]
+        lines += _lines(default, [f"{g}=full" for g in _ports(f, [h for h in hosts if h not in limited], sm.hcas)])
+        lines += _lines(default, [f"{g}=limited" for g in _ports(f, sorted(limited), sm.hcas)])
+        note = (f"the {len(limited)} hosts of tenants are limited members (they reach the subnet manager and the\n"
+                "# switches over it, not other hosts); every other HCA is a full member")
+    tenants = []
+    for p in sm.partitions:
+        head = f"{p.name}=0x{p.pkey:04x}"
+        flags = (", indx0" if p.index0 else "") + (", ipoib" if p.ipoib else "") + f", mtu={mtu}"
+        members = [f"{g}=full" for g in _ports(f, p.members, sm.hcas)]
+        body = list(_lines(head, members)) or [f"{head} : ;"]
+        body[0] = body[0].replace(f"{head} :", f"{head}{flags} :", 1)
+        tenants.append({"name": p.name, "pkey": f"0x{p.pkey:04x}", "hosts": len(p.members), "ports": len(members),
+                        "lines": body})
+    return render_template("opensm/partitions.conf.j2", cluster=f.name, config_dir=sm.config_dir,
+                           default_note=note, default=lines, partitions=tenants)
+
+
+def root_guids(f: Fabric, sm: SubnetManager) -> str:
+    head = f"# {f.name}: the fat tree's root switches (its top tier), for ftree/updn ranking.  Rendered by teton.\n"
+    return head + "".join(f"{f.devices[n].attrs['guid']}\n" for n in sm.roots)
+
+
+def node_name_map(f: Fabric) -> str:
+    """`0x<node GUID> "<name>"` for every switch and HCA, by name (OpenSM and the diagnostics print these names)."""
+    rows: list[tuple[str, str]] = []
+    for d in f.devices.values():
+        if d.role == "host" and "hca_guids" in d.attrs:
+            rows += [(f"{d.name} {hca}", g) for hca, g in d.attrs["hca_guids"].items()]
+        elif d.nos is not None and "guid" in d.attrs:
+            rows.append((d.name, d.attrs["guid"]))
+    head = f"# {f.name}: node GUID -> name, for OpenSM and infiniband-diags (--node-name-map).  Rendered by teton.\n"
+    return head + "".join(f'{g} "{name}"\n' for name, g in sorted(rows))
+
+
+def nccl_env(f: Fabric, sm: SubnetManager) -> str:
+    vl = sm.qos.sl2vl[sm.compute_sl] if sm.qos is not None else 0
+    ar = ("The routing engine spreads flows by adaptive routing: let NCCL use it." if sm.adaptive_routing
+          else "Static routing (no adaptive routing engine).")
+    pkey = ("the tenant's for hosts of a tenant partition, the default partition's for the others"
+            if sm.partitions else "the default partition's")
+    return render_template("opensm/nccl.env.j2", cluster=f.name, hca="=" + ",".join(f"{h}:1" for h in sm.hcas),
+                           sl=sm.compute_sl, vl=vl, ar=1 if sm.adaptive_routing else 0, ar_note=ar,
+                           pkey_note=pkey)
