@@ -1,14 +1,16 @@
 """Benchmark: `teton diff` of a one-rack change on the 24k reference, and `teton render` with the render cache.
 
-Every figure is the wall time of the command line (`.venv/bin/teton ...` in a fresh process, as a user or CI runs
-it), with its own empty render cache ($TETON_CACHE_DIR in a temporary folder):
+Every figure is the wall time of the command line (`teton ...` in a fresh process, as a user or CI runs it), with its
+own empty render cache ($TETON_CACHE_DIR in a temporary folder), and the CPU time it used (with its workers): on a
+busy machine the wall time grows, the CPU time does not.  The cache trusts nothing across code changes, so run it on
+a tree nobody edits meanwhile (e.g. a copy: `PYTHONPATH=COPY/infra python COPY/bench/bench_diff.py`).
 
 1. diff, cold:     an empty cache; both sides designed, only the devices that differ rendered;      goal <= 15 s
 2. diff, warm:     the same diff again: both sides replayed from their records;                     goal <= 3 s
-3. diff, base seen: the base rendered before (CI renders main), a new one-rack change on top
-4. render, cold:   the whole 24k build into an empty cache
-5. render, warm:   the same spec again, nothing changed: replayed from the cache, written, manifest; goal <= 3 s
-6. render, one rack: a one-rack change after 5: only that rack's switches rendered again
+3. render, cold:   the whole 24k build into another empty cache
+4. render, warm:   the same spec again, nothing changed: replayed from the cache, written, manifest; goal <= 3 s
+5. render, one rack: a one-rack change after 4: only that rack's switches rendered again
+6. diff, base rendered: after 3-5 (as CI that renders main), another one-rack change: only its side is designed
 
     .venv/bin/python bench/bench_diff.py [--skip-full]
 """
@@ -18,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -29,7 +32,7 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 REF = ROOT / "inventory" / "reference-roce-24k.yaml"
-TETON = ROOT / ".venv" / "bin" / "teton"
+TETON = [sys.executable, "-m", "teton.cli"]
 GOALS = {"diff, cold": 15.0, "diff, warm": 3.0, "render, warm (nothing changed)": 3.0}
 
 
@@ -41,13 +44,18 @@ def one_rack(folder: Path, rack: str, name: str) -> Path:
     return path
 
 
-def timed(label: str, args: list[str], env: dict[str, str], ok: tuple[int, ...] = (0,)) -> tuple[float, str]:
-    t0 = time.perf_counter()
-    done = subprocess.run([str(TETON), *args], env=env, capture_output=True, text=True, cwd=ROOT)
-    wall = time.perf_counter() - t0
+def _cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def timed(label: str, args: list[str], env: dict[str, str], ok: tuple[int, ...] = (0,)) -> tuple[float, float, str]:
+    t0, c0 = time.perf_counter(), _cpu()
+    done = subprocess.run([*TETON, *args], env=env, capture_output=True, text=True, cwd=ROOT)
+    wall, cpu = time.perf_counter() - t0, _cpu() - c0
     if done.returncode not in ok:
         sys.exit(f"{label}: exit {done.returncode}\n{done.stderr[-2000:]}")
-    return wall, done.stderr
+    return wall, cpu, done.stderr
 
 
 def main() -> None:
@@ -55,7 +63,7 @@ def main() -> None:
     ap.add_argument("--skip-full", action="store_true", help="skip the full renders (4-6)")
     args = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="bench-diff-"))
-    rows: list[tuple[str, float, str]] = []
+    rows: list[tuple[str, float, float, str]] = []
     try:
         env = {**os.environ, "TETON_CACHE_DIR": str(tmp / "cache")}
         env.pop("TETON_CACHE", None)
@@ -63,35 +71,35 @@ def main() -> None:
         shutil.copy(REF, base)
         changed = one_rack(tmp, "z03-r100", "rack-a.yaml")
         diff = ["diff", str(base), str(changed), "--format", "markdown", "-o", str(tmp / "diff.md")]
-        wall, err = timed("diff cold", diff, env, (1,))
-        rows.append(("diff, cold", wall, err.strip().splitlines()[-1]))
-        wall, err = timed("diff warm", diff, env, (1,))
-        rows.append(("diff, warm", wall, err.strip().splitlines()[-1]))
-        other = one_rack(tmp, "z05-r007", "rack-b.yaml")
-        wall, err = timed("diff base seen", ["diff", str(base), str(other), "--format", "json", "-o",
-                                             str(tmp / "diff.json")], env, (1,))
-        verdict = json.loads((tmp / "diff.json").read_text())
-        rows.append(("diff, base seen, new change", wall, f"verdict {verdict['verdict']}, "
-                     f"{len(verdict['devices_changed'])} devices: {', '.join(verdict['devices_changed'])}"))
+        wall, cpu, err = timed("diff cold", diff, env, (1,))
+        rows.append(("diff, cold", wall, cpu, err.strip().splitlines()[-1]))
+        wall, cpu, err = timed("diff warm", diff, env, (1,))
+        rows.append(("diff, warm", wall, cpu, err.strip().splitlines()[-1]))
         if not args.skip_full:
             out = ["render", str(base), "-o", str(tmp / "build"), "--force"]
             cold_env = {**env, "TETON_CACHE_DIR": str(tmp / "cache-render")}
-            wall, err = timed("render cold", out, cold_env)
-            rows.append(("render, cold", wall, err.strip().splitlines()[-1]))
-            wall, err = timed("render warm", out, cold_env)
-            rows.append(("render, warm (nothing changed)", wall, err.strip().splitlines()[-1]))
-            wall, err = timed("render one rack", ["render", str(changed), "-o", str(tmp / "build"), "--force"],
-                              cold_env)
-            rows.append(("render, one rack changed", wall, err.strip().splitlines()[-1]))
+            wall, cpu, err = timed("render cold", out, cold_env)
+            rows.append(("render, cold", wall, cpu, err.strip().splitlines()[-1]))
+            wall, cpu, err = timed("render warm", out, cold_env)
+            rows.append(("render, warm (nothing changed)", wall, cpu, err.strip().splitlines()[-1]))
+            wall, cpu, err = timed("render one rack", ["render", str(changed), "-o", str(tmp / "build"), "--force"],
+                                   cold_env)
+            rows.append(("render, one rack changed", wall, cpu, err.strip().splitlines()[-1]))
+            other = one_rack(tmp, "z05-r007", "rack-b.yaml")
+            wall, cpu, err = timed("diff base rendered", ["diff", str(base), str(other), "--format", "json", "-o",
+                                                          str(tmp / "diff.json")], cold_env, (1,))
+            verdict = json.loads((tmp / "diff.json").read_text())
+            rows.append(("diff, base rendered, new change", wall, cpu, f"verdict {verdict['verdict']}, "
+                         f"{len(verdict['devices_changed'])} devices: {', '.join(verdict['devices_changed'])}"))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     cores = len(os.sched_getaffinity(0))
     print(f"24k reference ({REF.name}), {cores} cores, load average {os.getloadavg()[0]:.1f}")
-    print(f"{'':<32} {'wall s':>7} {'goal':>6}  detail")
-    for label, wall, detail in rows:
+    print(f"{'':<32} {'wall s':>7} {'CPU s':>6} {'goal':>5}       detail")
+    for label, wall, cpu, detail in rows:
         goal = GOALS.get(label)
         mark = "" if goal is None else ("ok" if wall <= goal else "OVER")
-        print(f"{label:<32} {wall:>7.1f} {(f'{goal:g}' if goal else ''):>6} {mark:>4}  {detail}")
+        print(f"{label:<32} {wall:>7.1f} {cpu:>6.1f} {(f'{goal:g}' if goal else ''):>5} {mark:>4}  {detail}")
 
 
 if __name__ == "__main__":

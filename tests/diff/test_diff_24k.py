@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -148,11 +149,16 @@ def test_the_cli_on_an_unchanged_24k_spec_exits_0_from_the_cache(base, tmp_path)
     assert data["verdict"] == "none" and data["devices_changed"] == []
 
 
-def test_the_markdown_of_a_one_rack_change_fits_a_pull_request_comment(base, tmp_path):
-    _, old, _ = base
+def test_the_markdown_of_a_one_rack_change_fits_a_pull_request_comment(base, tmp_path, monkeypatch):
+    cache, old, _ = base
     rack = sorted({d.rack for d in old.devices.values() if d.role == "rtsw"})[0]
-    spec = spec_copy(tmp_path, lambda d: d.setdefault("racks", {}).update({rack: {"hosts": 1}}))
-    result = run(base, spec)
+    (tmp_path / "main").mkdir()
+    shutil.copy(REF24K, tmp_path / "main" / REF24K.name)            # the same spec: its record is in the cache
+    spec_copy(tmp_path / "main", lambda d: d.setdefault("racks", {}).update({rack: {"hosts": 1}}))
+    (tmp_path / "pr").mkdir()
+    (tmp_path / "main" / "copy.yaml").rename(tmp_path / "pr" / REF24K.name)
+    monkeypatch.chdir(tmp_path)
+    result = diff_specs(f"main/{REF24K.name}", f"pr/{REF24K.name}", cache=cache)
     md = result.render("markdown")
     assert len(md) < 65_536
     assert "**Verdict: 🟢 LOW**" in md and "| tier | zone | changed | added | removed |" in md

@@ -51,7 +51,7 @@ LAYOUT = "v1"
 ENV_DIR = "TETON_CACHE_DIR"
 ENV_SWITCH = "TETON_CACHE"
 _OFF = {"0", "off", "no", "false"}
-_MAGIC = b"teton-render-entry 1\n"
+_MAGIC = b"teton-render-entry 2\n"
 _LIBRARIES = ("pyavd", "libyang", "jinja2", "pydantic", "pyyaml")
 _SOURCE_SUFFIXES = {".py", ".yaml", ".yml", ".json", ".j2", ".ini", ".md", ".cfg"}
 _HITS, _MISSES, _STORED = 0, 1, 2
@@ -192,7 +192,8 @@ class RenderCache:
         self.write_entry(key, files)
         self._count(_STORED)
 
-    def read_entry(self, key: str) -> Files | None:
+    def read_entry(self, key: str, known: dict[str, tuple[str, int]] | None = None) -> Files | None:
+        """A device's files; with `known`, also each file's sha256 and size in bytes, by path, into it."""
         path = self._path("devices", key)
         data = _read(path)
         if data is None:
@@ -203,13 +204,15 @@ class RenderCache:
             end = data.index(b"\n", len(_MAGIC))
             head = json.loads(data[len(_MAGIC):end])
             body = memoryview(data)[end + 1:]
-            if len(body) != sum(n for _, n in head["files"]) or zlib.crc32(body) != head["crc"]:
+            if len(body) != sum(f[1] for f in head["files"]) or zlib.crc32(body) != head["crc"]:
                 raise ValueError("truncated or damaged")
             files: Files = {}
             at = 0
-            for rel, n in head["files"]:
+            for rel, n, sha in head["files"]:
                 files[rel] = str(body[at:at + n], "utf-8")
                 at += n
+                if known is not None:
+                    known[rel] = (sha, n)
             return files
         except (ValueError, KeyError, TypeError, UnicodeDecodeError):
             with suppress(OSError):
@@ -219,7 +222,8 @@ class RenderCache:
     def write_entry(self, key: str, files: Files) -> None:
         parts = [text.encode("utf-8") for text in files.values()]
         body = b"".join(parts)
-        head = {"files": [[rel, len(b)] for rel, b in zip(files, parts, strict=True)], "crc": zlib.crc32(body)}
+        head = {"files": [[rel, len(b), hashlib.sha256(b).hexdigest()] for rel, b in zip(files, parts, strict=True)],
+                "crc": zlib.crc32(body)}
         self._write(self._path("devices", key), _MAGIC + json.dumps(head).encode() + b"\n" + body)
 
     # ------------------------------------------------------------------------------------ blobs, records, facts

@@ -153,9 +153,9 @@ def record_warnings(record: Record, spec: str | Path) -> list[Finding]:
 
 
 def replay_files(cache: RenderCache, record: Record, ctx: RenderContext, names: set[str] | None = None,
-                 others: bool = True) -> dict[str, Files] | None:
+                 others: bool = True, known: dict[str, tuple[str, int]] | None = None) -> dict[str, Files] | None:
     """Every target's files from the cache (with `names`, only those devices' files; without `others`, no file that
-    is not one device's); None when an entry or a blob is missing."""
+    is not one device's); None when an entry or a blob is missing.  `known` gets each file's sha256 and size."""
     out: dict[str, Files] = {}
     entries = 0
     for t in targets.targets():
@@ -166,7 +166,7 @@ def replay_files(cache: RenderCache, record: Record, ctx: RenderContext, names: 
             for name in record.device_targets.get(t.name, []):
                 if names is not None and name not in names:
                     continue
-                entry = cache.read_entry(cache.entry_key(t, ctx, record.devices[name].digest))
+                entry = cache.read_entry(cache.entry_key(t, ctx, record.devices[name].digest), known)
                 if entry is None:
                     return None
                 files.update(entry)
@@ -176,6 +176,8 @@ def replay_files(cache: RenderCache, record: Record, ctx: RenderContext, names: 
             if text is None:
                 return None
             files[rel] = text
+            if known is not None:
+                known[rel] = (sha, len(text.encode("utf-8")) if not text.isascii() else len(text))
         out[t.name] = files
     cache.count_hits(entries)
     return out

@@ -64,9 +64,18 @@ def diff_specs(old: str, new: str, *, cache: RenderCache | None = None, yang_dir
                timeout: float | None = None, context: int = 3) -> DiffResult:
     """Compare the specs `old` and `new` (files or GIT_REF:path); SpecError/TetonError on bad input."""
     ctx = RenderContext(yang_dir=yang_dir, cache=cache)
+    sides: list[Side] = []
     with SpecFiles() as specs, paused_gc():
-        a = Side.load(old, specs.resolve(old), ctx, timeout)     # designed while ...
-        b = Side.load(new, specs.resolve(new), ctx, timeout)     # ... the old side's files render in the background
-        comparison = compare(a.wait(), b.wait(), context)
+        try:
+            sides.append(Side.open(old, specs.resolve(old), ctx, timeout))
+            sides.append(Side.open(new, specs.resolve(new), ctx, timeout))
+            a, b = sides
+            digests = a.replayed or b.replayed     # else the two designed sides compare slices, no hashing
+            a.start(digests)        # designed while ...
+            b.start(digests)        # ... the old side's files render in the background
+            comparison = compare(a.wait(), b.wait(), context)
+        finally:
+            for side in sides:
+                side.close()
     level, reasons = verdict(comparison)
     return DiffResult(comparison, level, reasons, a.warnings + b.warnings)

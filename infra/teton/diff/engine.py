@@ -54,15 +54,15 @@ class DeviceChange:
     def variables(self) -> list[str]:
         """A host's changed variables as '-'/'+' lines: its NICs' addresses and links, its ASN, its other fields."""
         out: list[str] = []
-        for what in ("addresses", "links"):
+        for what, word in (("addresses", "address"), ("links", "link")):
             a: dict[str, str] = (self.old or {}).get(what, {})
             b: dict[str, str] = (self.new or {}).get(what, {})
             for k in sorted(a.keys() | b.keys()):
                 if a.get(k) != b.get(k):
                     if k in a:
-                        out.append(f"-{what[:-1] if what == 'addresses' else 'link'} {k}: {a[k]}")
+                        out.append(f"-{word} {k}: {a[k]}")
                     if k in b:
-                        out.append(f"+{what[:-1] if what == 'addresses' else 'link'} {k}: {b[k]}")
+                        out.append(f"+{word} {k}: {b[k]}")
         fields = [f for f in self.changed_fields() if f not in ("interfaces", "mgmt", "loopback4", "loopback6",
                                                                  "prefixes4", "prefixes6", "router_id")]
         if fields:
@@ -86,7 +86,7 @@ def _device_of_file(rel: str, names: set[str]) -> str | None:
 
 
 def compare(old: Side, new: Side, context: int = 3) -> Comparison:
-    changed = sorted(n for n in old.index.keys() & new.index.keys() if old.index[n].digest != new.index[n].digest)
+    changed = sorted(n for n in old.index.keys() & new.index.keys() if not old.same(new, n))
     added = sorted(new.index.keys() - old.index.keys())
     removed = sorted(old.index.keys() - new.index.keys())
     devices = {n: DeviceChange(n, new.index[n], "changed") for n in changed}

@@ -35,13 +35,15 @@ from teton.diff.background import Background
 from teton.diff.facts import facts_of
 from teton.fabric.model import Fabric
 from teton.fabric.plan import plan
-from teton.fabric.slice import DigestMemo, device_digest, head_digests
+from teton.fabric.serialize import FabricFormatError, load_fabric
+from teton.fabric.slice import DigestMemo, device_digest, device_slice, head_digests
 from teton.findings import Finding, SpecError, TetonError
 from teton.spec.load import load_spec
 from teton.spec.model import Cluster
 from teton.targets import DeviceTarget, Files, RenderContext
 
 GIT_TIMEOUT_S = 60
+FABRIC_JSON = "fabric.json"
 
 
 @dataclass
@@ -60,24 +62,58 @@ class Side:
     record: Record | None = None
     replayed: bool = False
     _pending: Background[tuple[dict[str, DeviceInfo], dict[str, Files]]] | None = None
+    _memo: DigestMemo = field(default_factory=DigestMemo)
 
     # ------------------------------------------------------------------------------------------------ loading
 
     @classmethod
-    def load(cls, label: str, spec: Path, ctx: RenderContext, timeout: float | None) -> Side:
+    def open(cls, label: str, spec: Path, ctx: RenderContext, timeout: float | None) -> Side:
+        """Load the spec; replay its render from the cache when it was recorded (else `start` designs it)."""
         cluster = _relabel(lambda: load_spec(spec, timeout), spec, label)
         side = cls(label, spec, cluster, ctx, ctx.cache if isinstance(ctx.cache, RenderCache) else None)
-        if side.cache is not None and side._replay():
-            return side
-        side._design(wait=False)
+        if side.cache is not None:
+            side._replay()
         return side
+
+    def start(self, digests: bool = True) -> Side:
+        """Design a side that was not replayed; its fabric-wide files (and, with `digests`, every device's digest)
+        are computed in the background.  Without `digests` the diff compares slices (both sides designed), and the
+        digests are computed after the result is sent, for the cache's record."""
+        if not self.replayed:
+            self._design(wait=False, digests=digests)
+        return self
+
+    @classmethod
+    def load(cls, label: str, spec: Path, ctx: RenderContext, timeout: float | None) -> Side:
+        return cls.open(label, spec, ctx, timeout).start()
+
+    def digest(self, name: str) -> str:
+        """The slice digest of device `name` (computed here when the background work left it for later)."""
+        info = self.index[name]
+        if info.digest:
+            return info.digest
+        assert self.fabric is not None
+        if self.cache is not None:
+            return self.cache.digest(self.fabric, name)
+        return device_digest(self.fabric, name, self._memo)
+
+    def same(self, other: Side, name: str) -> bool:
+        """Device `name` has the same slice on both sides (so identical files)."""
+        if self.fabric is not None and other.fabric is not None:
+            return device_slice(self.fabric, name) == device_slice(other.fabric, name)
+        return self.digest(name) == other.digest(name)
 
     def wait(self) -> Side:
         """Wait for the work `load` left running in the background (a designed side's digests and files)."""
         if self._pending is not None:
-            pending, self._pending = self._pending, None
-            self.index, self.others = pending.result()
+            self.index, self.others = self._pending.result()
         return self
+
+    def close(self) -> None:
+        """Wait for the background process to end (it records the side in the cache after sending its result)."""
+        if self._pending is not None:
+            pending, self._pending = self._pending, None
+            pending.close()
 
     def _key(self) -> str:
         assert self.cache is not None
@@ -97,7 +133,7 @@ class Side:
         self.warnings = _relabel_findings(record_warnings(record, self.spec), self.spec, self.label)
         return True
 
-    def _design(self, wait: bool = True) -> None:
+    def _design(self, wait: bool = True, digests: bool = True) -> None:
         """Design this side; its digests and fabric-wide files are computed in a forked process (`wait`: here)."""
         designed: Designed = _relabel(lambda: design_spec(self.spec, self.cluster), self.spec, self.label)
         fabric = designed.fabric
@@ -106,26 +142,37 @@ class Side:
         self.device_targets = {t.name: [d.name for d in t.devices(fabric)]
                                for t in targets.targets() if isinstance(t, DeviceTarget)}
         self.record, self.replayed = None, False
-        self._pending = Background(lambda: self._index_and_others(designed))
+        self.close()
+        self._pending = Background(lambda: self._index_and_others(designed, digests),
+                                   lambda found: self._remember(designed, *found))
         if wait:
             self.wait()
 
-    def _index_and_others(self, designed: Designed) -> tuple[dict[str, DeviceInfo], dict[str, Files]]:
-        """Every device's digest and every file that is not one device's; recorded in the cache."""
+    def _index_and_others(self, designed: Designed,
+                          digests: bool) -> tuple[dict[str, DeviceInfo], dict[str, Files]]:
+        """Every device's placement (and digest) and every file that is not one device's."""
         fabric = designed.fabric
-        if self.cache is not None:
-            index = device_index(self.cache, fabric)
-        else:
-            memo = DigestMemo()
-            index = {n: DeviceInfo(d.role, d.zone, d.rack, d.plane, d.nos, device_digest(fabric, n, memo))
-                     for n, d in fabric.devices.items()}
+        index = self._index(fabric, digests)
         rendered = _relabel(lambda: render(fabric, dataclasses.replace(self.ctx, devices=frozenset())),
                             self.spec, self.label)
         others = {t: {rel: text for rel, text in files.items() if not _is_device_file(rel)}
                   for t, files in rendered.items()}
-        if self.cache is not None:
-            save_record(self.cache, self._key(), fabric, others, plan(fabric), designed.warnings, index)
         return index, others
+
+    def _index(self, fabric: Fabric, digests: bool) -> dict[str, DeviceInfo]:
+        if digests and self.cache is not None:
+            return device_index(self.cache, fabric)
+        return {n: DeviceInfo(d.role, d.zone, d.rack, d.plane, d.nos,
+                              device_digest(fabric, n, self._memo) if digests else "")
+                for n, d in fabric.devices.items()}
+
+    def _remember(self, designed: Designed, index: dict[str, DeviceInfo], others: dict[str, Files]) -> None:
+        """Record the side in the cache, so that the next diff or render of this spec replays it."""
+        if self.cache is not None:
+            fabric = designed.fabric
+            if any(not i.digest for i in index.values()):
+                index = device_index(self.cache, fabric)
+            save_record(self.cache, self._key(), fabric, others, plan(fabric), designed.warnings, index)
 
     # ------------------------------------------------------------------------------------------ what changed
 
@@ -138,23 +185,33 @@ class Side:
             if files is not None:
                 return {t: {rel: text for rel, text in f.items() if _is_device_file(rel)} for t, f in files.items()
                         if t in self.device_targets}
-        if self.fabric is None:
-            self._design()
-        assert self.fabric is not None
-        fabric = self.fabric
+        fabric = self._fabric()
         only = tuple(self.device_targets)
         ctx = dataclasses.replace(self.ctx, devices=frozenset(names))
         rendered = _relabel(lambda: render(fabric, ctx, only), self.spec, self.label)
         return {t: {rel: text for rel, text in files.items() if _is_device_file(rel)} for t, files in rendered.items()}
 
     def facts(self, names: list[str]) -> dict[str, dict[str, Any]]:
-        digests = {n: self.index[n].digest for n in names}
+        digests = {n: self.digest(n) for n in names}
         found = facts_of(names, digests, self.fabric, self.cache)
         if found is None:
-            self._design()
-            found = facts_of(names, digests, self.fabric, self.cache)
+            found = facts_of(names, digests, self._fabric(), self.cache)
         assert found is not None
         return found
+
+    def _fabric(self) -> Fabric:
+        """The side's Fabric: a replayed side reads its fabric.json back (the exact round trip), which is faster than
+        designing it again; without one, it is designed."""
+        if self.fabric is None:
+            text = next((files[FABRIC_JSON] for files in self.others.values() if FABRIC_JSON in files), None)
+            try:
+                self.fabric = load_fabric(text) if text is not None else None
+            except FabricFormatError:
+                self.fabric = None
+        if self.fabric is None:
+            self._design()
+        assert self.fabric is not None
+        return self.fabric
 
 
 def _is_device_file(rel: str) -> bool:

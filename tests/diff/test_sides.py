@@ -1,0 +1,37 @@
+"""How a side of a diff is obtained: replayed from the render cache when that spec was rendered before (its fabric.json
+read back for the facts, not designed again), designed otherwise; the report is the same either way."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.helpers import write_spec
+from teton.build import render_spec
+from teton.build.cache import RenderCache
+from teton.diff import diff_specs, sides
+
+
+def _specs(tmp_path: Path, lab_data: dict) -> tuple[Path, Path]:
+    lab_data["racks_per_zone"] = 6
+    lab_data["backend"]["addressing"]["ipv4"]["host_links"] = "10.64.0.0/22"
+    lab_data["backend"]["ctsw"]["oversubscription"] = 3.0
+    old = write_spec(tmp_path, lab_data, "old.yaml")
+    lab_data["racks"] = {"z01-r005": {"hosts": 1}}
+    return old, write_spec(tmp_path, lab_data, "new.yaml")
+
+
+def test_a_side_rendered_before_is_replayed_not_designed_and_the_report_is_the_same(tmp_path, lab_data, monkeypatch):
+    old, new = _specs(tmp_path, lab_data)
+    plain = diff_specs(str(old), str(new))
+    cache = RenderCache(tmp_path / "cache")
+    render_spec(old, cache=cache)
+    designed: list[object] = []
+    real = sides.design_spec
+    monkeypatch.setattr(sides, "design_spec", lambda *a: designed.append(a) or real(*a))
+    first = diff_specs(str(old), str(new), cache=cache)
+    assert len(designed) == 1 and first.comparison.old.replayed and not first.comparison.new.replayed
+    again = diff_specs(str(old), str(new), cache=cache)
+    assert len(designed) == 1 and again.comparison.new.replayed
+    for fmt in ("json", "text", "markdown"):
+        assert first.render(fmt) == plain.render(fmt) == again.render(fmt)
+    assert plain.devices_changed == ["z01-r005-frsw", "z01-r005-h2", "z01-r005-rtsw"]
