@@ -1,16 +1,40 @@
-"""The Pulumi program: a thin face like the CLI.
+"""The Pulumi program: a thin face like the CLI (`teton.deploy.program` does the work).
 
-It reads the spec named in the stack config (`teton:spec`), designs and renders it, and will hand the artifacts to the
-deploy layer (one resource per device) when the Pulumi issue lands.  Today it exports the plan's figures only.
+Stack config names the spec (`teton:spec`) and the target (`teton:target`: `twin` or `live`) and holds the secrets
+(`teton:secrets`, a secret object).  The program reads the spec's build folder (`teton:build`, default
+build/<cluster>; `teton render SPEC` writes it), never designs, and registers one resource per switch and per rack
+of hosts, in waves with health gates between them (components Cluster -> Zone -> Rack).
 """
 
 from __future__ import annotations
 
-import pulumi  # type: ignore[import-not-found]
+from pathlib import Path
 
-from teton.build import load_and_design
-from teton.fabric.plan import plan
+import pulumi  # type: ignore[import-not-found]
+from pulumi.runtime.settings import get_monitor, get_root_resource  # type: ignore[import-not-found]
+
+from teton.deploy.program import Settings, deploy, plan_stack
+from teton.deploy.registrar import Registrar
+from teton.deploy.rollout import RolloutPolicy
+from teton.spec.load import load_spec
 
 config = pulumi.Config("teton")
-designed = load_and_design(config.require("spec"))
-pulumi.export("plan", plan(designed.fabric))
+spec = config.require("spec")
+canary = config.get_object("canary")
+policy = RolloutPolicy(fraction=float(config.get("rolloutFraction") or 0.25),
+                       max_wave=int(config.get("rolloutMaxWave") or 64),
+                       canary=tuple(canary) if canary else None)
+plan = plan_stack(Settings(Path(config.get("build") or Path("build") / load_spec(spec).name),
+                           target=config.get("target") or "twin", twin=config.get("twin"), policy=policy))
+
+
+async def main() -> dict:
+    root = get_root_resource()
+    registrar = Registrar(get_monitor())
+    try:
+        return await deploy(plan, registrar, await root.urn.future())
+    finally:
+        registrar.close()
+
+
+pulumi.run(main)

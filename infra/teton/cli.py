@@ -282,10 +282,11 @@ def _twin_out(result: dict[str, Any], as_json: bool, ok: bool = True) -> None:
 def twin_up(spec: str, as_json: bool) -> None:
     """Start the backend fabric of SPEC (rendered first) or of a BUILD folder: one namespace per switch and host,
     zebra+bgpd per switch."""
+    from teton.deploy.drift import secrets_from_env
     from teton.twin import service
 
-    with _progress("starting the twin"):
-        r = _twin_call(service.up, as_json, spec)
+    with _progress("starting the twin"):   # TETON_SECRET_<name> variables: run the site's secrets, as a deploy pushes
+        r = _twin_call(service.up, as_json, spec, secrets_from_env() or None)
     _twin_out(r, as_json, not r["ecmp_mismatches"])
 
 
@@ -431,6 +432,30 @@ def diff(old: str, new: str, fmt: str, allow_high: bool, context: int, output: s
     if code == 2:
         err.print("[red]refused[/red]: the verdict is HIGH (give --allow-high to accept it)", markup=True)
     sys.exit(code)
+
+
+@main.command("drift")
+@click.argument("build", type=click.Path(exists=True, file_okay=False))
+@click.option("--twin", "twin_name", default=None, help="the twin's name (default: the build's cluster)")
+@click.option("--json", "as_json", is_flag=True)
+def drift(build: str, twin_name: str | None, as_json: bool) -> None:
+    """What each switch of the twin runs that differs from BUILD, device by device (FRR's own frr-reload --test);
+    secrets from TETON_SECRET_<name> variables, never printed.  Exit 1 when a device drifted."""
+    from teton.deploy.drift import twin_drift
+
+    r = _twin_call(twin_drift, as_json, Path(build), twin_name)
+    if as_json:
+        click.echo(json.dumps(r, indent=1, sort_keys=True))
+    else:
+        for device, lines in r["devices"].items():
+            out.print(f"[bold]{escape(device)}[/bold]", markup=True)
+            for line in lines:
+                colour = "green" if line.startswith("+") else "red"
+                out.print(f"  [{colour}]{escape(line)}[/{colour}]", markup=True)
+        note = "" if r["passwords_compared"] else " (BGP passwords not compared: give TETON_SECRET_<name>)"
+        err.print(f"{len(r['drifted'])} of {r['switches']} switches of twin {r['twin']} drifted{note}")
+    if r["drifted"]:
+        sys.exit(1)
 
 
 if __name__ == "__main__":

@@ -30,3 +30,16 @@ def pushable_files(build: Path, device: str, secrets: Mapping[str, str]) -> File
         return target.resolve_secrets(files, secrets)
     except KeyError as exc:
         raise TetonError(f"{device}: {exc.args[0]}") from None
+
+
+def resolve_files(nos: str, files: Files, secrets: Mapping[str, str]) -> Files:
+    """`files` ({path: text} of one device, paths as in the build folder) resolved as `nos` expects, without
+    reading the build's Fabric (what a deploy of thousands of devices calls, once per device)."""
+    target = targets.nos_target(nos)
+    if target is None:
+        raise TetonError(f"no target renders {nos!r}")
+    try:
+        return target.resolve_secrets(files, secrets)
+    except KeyError as exc:
+        device = next(iter(files), "?").split("/")[1] if files else "?"
+        raise TetonError(f"{device}: {exc.args[0]}") from None

@@ -54,6 +54,13 @@ def _switch(view: DeviceView, fabric: Fabric) -> tuple[TwinNode, str]:
             "the FRR spelling of the routing read back from its config")
 
 
+def switch_frr_conf(view: DeviceView, fabric: Fabric) -> str:
+    """The integrated frr.conf the twin runs for a switch read back into `view` (what a deploy pushes to it)."""
+    conf = _switch(view, fabric)[0].frr_conf
+    assert conf is not None
+    return conf
+
+
 def _host(view: DeviceView) -> TwinNode:
     interfaces = tuple(TwinInterface(name, port.addresses, port.mtu or 1500)
                        for name, port in view.interfaces.items())

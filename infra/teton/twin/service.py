@@ -13,7 +13,9 @@ from __future__ import annotations
 import json
 import shutil
 import time
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -22,9 +24,11 @@ from teton.fabric.model import Fabric
 from teton.fabric.serialize import load_fabric
 from teton.findings import TetonError
 from teton.manifest import read_manifest
+from teton.secrets import resolve
 from teton.spec.load import load_spec
 from teton.twin.artifacts import plan_name, twin_plan
 from teton.twin.expect import TIER, Failures, ecmp_probes, expected_ecmp, expected_sessions, same_rail_pairs
+from teton.twin.plan import TwinPlan
 from teton.twin.runtime import Twin, TwinError, cleanup_leftovers
 
 STATE_ROOT = Path("/run/teton/twin")
@@ -90,8 +94,10 @@ def _prepare_state(root: Path) -> None:
         parent.chmod(parent.stat().st_mode | 0o055)     # FRR runs as user frr: it must reach its folders
 
 
-def up(which: str) -> dict[str, Any]:
-    """Start the twin of a spec (rendered first) or of a build folder."""
+def up(which: str, secrets: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """Start the twin of a spec (rendered first) or of a build folder.  With `secrets`, the switches run their BGP
+    passwords resolved (as a deploy pushes them: `teton.deploy`), like switches provisioned with the site's secrets;
+    without, the reference tokens stand for them on both ends of every session."""
     source = Path(which)
     from_build = source.is_dir()
     if from_build and read_manifest(source) is None:
@@ -109,6 +115,8 @@ def up(which: str) -> dict[str, Any]:
     else:
         build_spec(which, root / "build")
     plan = twin_plan(root / "build", name)
+    if secrets is not None:
+        plan.plan = _with_secrets(plan.plan, secrets)
     t_render = time.monotonic() - t0
     twin = Twin(plan.plan, root / "rt")
     meta = {"source": str(source.resolve()), "name": name, "origin": plan.origin,
@@ -132,6 +140,15 @@ def up(which: str) -> dict[str, Any]:
             "sessions": sum(sessions.values()),
             "daemon_rss_mib": round(sum(rss.values()) / 2**20, 1),
             "eos_as_frr": _eos_as_frr(meta), "ecmp_mismatches": ecmp}
+
+
+def _with_secrets(plan: TwinPlan, secrets: Mapping[str, str]) -> TwinPlan:
+    """The plan with every secret reference of the switches' FRR configs resolved (FRR stores cleartext)."""
+    try:
+        nodes = tuple(replace(n, frr_conf=resolve(n.frr_conf, secrets)) if n.frr_conf else n for n in plan.nodes)
+    except KeyError as exc:
+        raise TetonError(str(exc.args[0])) from None
+    return replace(plan, nodes=nodes)
 
 
 def _eos_as_frr(meta: dict[str, Any]) -> list[str]:

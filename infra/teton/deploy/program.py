@@ -1,0 +1,199 @@
+"""The Pulumi program's body: a build folder -> components Cluster -> Zone -> Rack, one `Switch` per switch, one
+`HostRack` per rack of hosts, and a `Gate` after every wave (`teton.deploy.rollout`).
+
+The program reads the build folder (`teton render SPEC` wrote it); it never designs.  A switch's inputs are its
+rendered files as they are in the build (secret references, never values), so `pulumi preview --diff` shows that
+device's changed lines, and a spec change previews exactly the devices whose files changed.  Waves chain through
+dependencies: every switch of wave k depends on the gate of wave k-1, and the gate of wave k on the switches of
+wave k, so the engine pushes a wave only after the previous one passed its gate, and stops at the first failure.
+
+Stack config (namespace `teton`): `spec` (required: names the cluster), `build` (default build/<cluster>),
+`target` (`twin` or `live`), `twin` (the twin's name, default the cluster's), `secrets` (a secret object),
+`rolloutFraction`, `rolloutMaxWave`, `canary` (a list of switch names).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from teton.deploy.registrar import Registrar, StepFailed
+from teton.deploy.rollout import RolloutPolicy, Wave, plan_waves
+from teton.fabric.model import Fabric
+from teton.fabric.serialize import FORMAT, load_fabric
+from teton.findings import TetonError
+from teton.manifest import read_manifest
+from teton.twin.artifacts import SWITCH_ROLES, plan_name
+
+CLUSTER, ZONE, RACK = "teton:index:Cluster", "teton:index:Zone", "teton:index:Rack"
+SWITCH = "teton:index:Switch"
+HOST_RACK = "teton:index:HostRack"
+GATE = "teton:index:Gate"
+PLAYBOOKS = Path(__file__).resolve().parents[3] / "playbooks"
+
+
+@dataclass(frozen=True)
+class Settings:
+    build: Path
+    target: str = "twin"
+    twin: str | None = None
+    policy: RolloutPolicy = RolloutPolicy()
+    playbooks: Path = PLAYBOOKS
+
+
+class Placed(NamedTuple):
+    """A device as the program needs it: where it sits and how it is reached (not the whole Fabric)."""
+
+    name: str
+    role: str
+    nos: str | None
+    zone: int | None
+    rack: str
+    mgmt: str | None
+
+
+def read_build(build: Path) -> Fabric:
+    """The build's whole Fabric (what the provider and `teton drift` check against)."""
+    if read_manifest(build) is None:
+        raise TetonError(f"{build} is not a teton build folder (no manifest.json): run `teton render SPEC` first")
+    return load_fabric((build / "fabric.json").read_text())
+
+
+def read_placements(build: Path) -> tuple[str, list[Placed]]:
+    """The cluster's name and every device's placement, straight from fabric.json's device records (the program
+    needs no more; building the whole Fabric of the 24k cluster costs seconds a preview should not spend)."""
+    if read_manifest(build) is None:
+        raise TetonError(f"{build} is not a teton build folder (no manifest.json): run `teton render SPEC` first")
+    try:
+        data = json.loads((build / "fabric.json").read_text())
+        head = data["fabric"]
+        if head.get("format") != FORMAT:
+            raise TetonError(f"{build}/fabric.json is format {head.get('format')!r}; this teton reads {FORMAT}: "
+                             "render the spec again")
+        return head["cluster"], [Placed(d["name"], d["role"], d["nos"], d["zone"], d["rack"], d["mgmt"])
+                                 for d in data["devices"]]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise TetonError(f"{build}/fabric.json cannot be read: {exc}") from None
+
+
+def device_files(build: Path, name: str) -> dict[str, str]:
+    folder = build / "devices" / name
+    if not folder.is_dir():
+        raise TetonError(f"{folder} is missing: the build has no files for switch {name} (rendered with --only?)")
+    return {p.name: p.read_text() for p in sorted(folder.iterdir()) if p.is_file()}
+
+
+def playbooks_digest(folder: Path) -> str:
+    """One hash of every file of the playbooks (a role change re-runs every rack, in waves of the engine's)."""
+    h = hashlib.sha256()
+    for p in sorted(folder.rglob("*")):
+        if p.is_file() and "collections" not in p.relative_to(folder).parts:
+            h.update(p.relative_to(folder).as_posix().encode() + b"\0" + p.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+def on_twin(d: Placed) -> bool:
+    """What the twin runs: the backend switches and the GPU hosts."""
+    return d.role in SWITCH_ROLES or d.role == "host"
+
+
+def zone_name(d: Placed) -> str:
+    return f"z{d.zone:02d}" if d.zone is not None else "core"
+
+
+@dataclass
+class StackPlan:
+    """Every resource the program registers, decided before the first registration."""
+
+    cluster: str
+    zones: list[str]                                     # "z01" ..., "core"
+    racks: dict[str, str]                                # rack -> zone
+    waves: list[tuple[Wave, list[dict[str, Any]], dict[str, Any]]]   # (wave, its switches' inputs, its gate's)
+    host_racks: list[dict[str, Any]]
+    summary: dict[str, Any]
+
+
+def plan_stack(settings: Settings) -> StackPlan:
+    """The resources of the build in `settings`: inputs read from the build folder, waves decided (no engine)."""
+    build = settings.build.resolve()
+    cluster_name, placed = read_placements(build)
+    devices = {d.name: d for d in placed}
+    twin = settings.twin or plan_name(cluster_name)
+    live = settings.target == "live"
+    if settings.target not in ("twin", "live"):
+        raise TetonError(f"config teton:target is {settings.target!r}: use 'twin' or 'live'")
+    managed = [d for d in placed if live or on_twin(d)]
+    switches = [d for d in managed if d.nos is not None]
+    common = {"transport": settings.target, "twin": twin, "build": str(build)}
+    racks: dict[str, str] = {}
+    waves = []
+    for w in plan_waves(switches, settings.policy):
+        files = {name: device_files(build, name) for name in w.devices}
+        members = []
+        for name in w.devices:
+            d = devices[name]
+            racks.setdefault(d.rack, zone_name(d))
+            members.append({"device": d.name, "nos": d.nos, "role": d.role, "wave": w.index, "mgmt": d.mgmt,
+                            "rack": d.rack, "files": files[name], **common})
+        waves.append((w, members, _gate(w, devices, files, common)))
+    hosts_by_rack: dict[str, list[str]] = defaultdict(list)
+    for d in managed:
+        if d.nos is None and (d.role == "host" or live):
+            hosts_by_rack[d.rack].append(d.name)
+            racks.setdefault(d.rack, zone_name(d))
+    playbooks = playbooks_digest(settings.playbooks) if live and settings.playbooks.is_dir() else ""
+    host_racks = []
+    for rack, hosts in sorted(hosts_by_rack.items()):
+        vars_dir = build / "ansible" / "host_vars"
+        host_files = {f"ansible/host_vars/{h}.json": (vars_dir / f"{h}.json").read_text()
+                      for h in sorted(hosts) if (vars_dir / f"{h}.json").is_file()}
+        host_racks.append({"rack": rack, "hosts": sorted(hosts), "files": host_files, "playbooks": playbooks,
+                           "playbooks_dir": str(settings.playbooks), **common})
+    deployed = {d.name for d in switches}
+    summary = {"cluster": cluster_name, "target": settings.target, "switches": len(switches),
+               "host_racks": len(host_racks),
+               "waves": [{"name": w.name, "devices": len(w.devices)} for w, _, _ in waves],
+               "not_on_twin": sorted(d.name for d in placed if d.nos is not None and d.name not in deployed)}
+    return StackPlan(cluster_name, sorted(set(racks.values())), dict(sorted(racks.items())), waves, host_racks,
+                     summary)
+
+
+async def deploy(plan: StackPlan, registrar: Registrar, stack_urn: str) -> dict[str, Any]:
+    """Register the plan: components, then wave after wave (each wave's switches depend on the previous gate, the
+    gate on its switches), then the racks of hosts after the last gate.  In an update a registration returns once
+    the resource is deployed, so a failed switch or gate stops the rollout here: nothing after it is registered."""
+    cluster = await registrar.component(CLUSTER, plan.cluster, stack_urn)
+    zone_urns = dict(zip(plan.zones, await asyncio.gather(
+        *(registrar.component(ZONE, z, cluster) for z in plan.zones)), strict=True))
+    rack_urns = dict(zip(plan.racks, await asyncio.gather(
+        *(registrar.component(RACK, r, zone_urns[z]) for r, z in plan.racks.items())), strict=True))
+    gate: list[str] = []
+    try:
+        for w, members, gate_props in plan.waves:
+            urns = await asyncio.gather(*(
+                registrar.register(SWITCH, m["device"], rack_urns[m["rack"]], custom=True, props=m, depends_on=gate)
+                for m in members))
+            gate = [await registrar.register(GATE, f"gate-{w.index:02d}-{w.name}", cluster, custom=True,
+                                             props=gate_props, depends_on=urns)]
+        await asyncio.gather(*(registrar.register(HOST_RACK, f"{h['rack']}-hosts", rack_urns[h["rack"]], custom=True,
+                                                  props=h, depends_on=gate) for h in plan.host_racks))
+    except StepFailed as exc:
+        raise TetonError(f"the rollout stopped at {exc}: later waves were not deployed") from None
+    return plan.summary
+
+
+def _gate(w: Wave, devices: dict[str, Placed], files: dict[str, dict[str, str]],
+          common: dict[str, Any]) -> dict[str, Any]:
+    """The gate of wave `w`: its inputs change exactly when a file of one of its switches does."""
+    h = hashlib.sha256()
+    for name in w.devices:
+        for fname, text in sorted(files[name].items()):
+            h.update(f"{name}/{fname}\0".encode() + hashlib.sha256(text.encode()).digest())
+    return {"wave": w.index, "name": w.name, "devices": list(w.devices), "digest": h.hexdigest(),
+            "nos_of": {n: devices[n].nos for n in w.devices},
+            "mgmt_of": {n: devices[n].mgmt for n in w.devices}, **common}

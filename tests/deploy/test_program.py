@@ -1,0 +1,95 @@
+"""The Pulumi program's resources under Pulumi's mocks (no engine): one Switch per switch with its files as inputs,
+one HostRack per rack of hosts, gates chaining the waves, components Cluster -> Zone -> Rack."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+
+import pytest
+from pulumi.runtime.mocks import MockMonitor, Mocks
+
+from teton.deploy.program import Settings, deploy, plan_stack
+from teton.deploy.registrar import Registrar
+from teton.findings import TetonError
+from teton.secrets import PREFIX
+
+STACK = "urn:pulumi:test::teton::pulumi:pulumi:Stack::teton-test"
+
+
+class Recording(MockMonitor):
+    def __init__(self) -> None:
+        class M(Mocks):
+            def new_resource(self, args):
+                return f"{args.name}-id", {}
+
+            def call(self, args):
+                return {}
+
+        super().__init__(M())
+        self.requests = []
+
+    def RegisterResource(self, request):  # noqa: N802
+        self.requests.append(request)
+        return super().RegisterResource(request)
+
+
+def register(build, target="twin"):
+    monitor = Recording()
+    registrar = Registrar(monitor)
+    try:
+        summary = asyncio.run(deploy(plan_stack(Settings(build, target=target)), registrar, STACK))
+    finally:
+        registrar.close()
+    return summary, {(r.type, r.name): r for r in monitor.requests}
+
+
+def test_one_switch_resource_per_twin_switch_with_its_files_as_inputs(lab_build, lab_fabric):
+    summary, reqs = register(lab_build)
+    switches = {n for t, n in reqs if t == "teton:index:Switch"}
+    assert switches == {d.name for d in lab_fabric.switches() if d.role in ("rtsw", "ctsw", "atsw")}
+    assert summary["switches"] == 14 and len(summary["not_on_twin"]) == 12
+    r = reqs[("teton:index:Switch", "z01-ctsw01")]
+    files = {k: v for k, v in r.object.fields["files"].struct_value.items()}
+    assert set(files) == {"startup-config", "structured-config.json"}
+    assert files["startup-config"] == (lab_build / "devices/z01-ctsw01/startup-config").read_text()
+    assert PREFIX + "bgp_backend" in files["startup-config"]      # references, never values
+    assert r.parent.endswith("teton:index:Rack::z01-n01") and "teton:index:Zone" in r.parent
+    racks = {n for t, n in reqs if t == "teton:index:HostRack"}
+    assert racks == {"z01-r001-hosts", "z01-r002-hosts", "z02-r001-hosts", "z02-r002-hosts"}
+
+
+def test_waves_chain_through_gates(lab_build):
+    summary, reqs = register(lab_build)
+    gates = sorted(n for t, n in reqs if t == "teton:index:Gate")
+    assert len(gates) == len(summary["waves"]) and gates[0] == "gate-00-canary"
+    canary = reqs[("teton:index:Gate", "gate-00-canary")]
+    wave0 = sorted(name for (kind, name), r in reqs.items()
+                   if kind == "teton:index:Switch" and r.object.fields["wave"].number_value == 0)
+    assert sorted(u.split("::")[-1] for u in canary.dependencies) == wave0
+    later = reqs[("teton:index:Switch", "z02-r002-rtsw")]
+    assert [u.split("::")[-1] for u in later.dependencies] == [_gate_before(gates, later)]
+    host = reqs[("teton:index:HostRack", "z01-r001-hosts")]
+    assert [u.split("::")[-1] for u in host.dependencies] == [gates[-1]]
+
+
+def _gate_before(gates, switch_request):
+    wave = int(switch_request.object.fields["wave"].number_value)
+    return next(g for g in gates if g.startswith(f"gate-{wave - 1:02d}-"))
+
+
+def test_live_target_covers_every_switch_and_every_rack_of_hosts(lab_build, lab_fabric):
+    summary, reqs = register(lab_build, target="live")
+    assert summary["switches"] == len(lab_fabric.switches()) and summary["not_on_twin"] == []
+    assert ("teton:index:HostRack", "s1-r01-hosts") in reqs
+    r = reqs[("teton:index:Switch", "z01-r001-frsw")]
+    assert r.object.fields["transport"].string_value == "live" and r.object.fields["mgmt"].string_value
+
+
+def test_a_folder_that_is_no_build_is_refused(tmp_path, lab_build):
+    shutil.copytree(lab_build, tmp_path / "b")
+    (tmp_path / "b" / "manifest.json").unlink()
+    with pytest.raises(TetonError, match="is not a teton build folder"):
+        plan_stack(Settings(tmp_path / "b"))
+    with pytest.raises(TetonError, match="use 'twin' or 'live'"):
+        plan_stack(Settings(lab_build, target="both"))
