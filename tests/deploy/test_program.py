@@ -93,3 +93,27 @@ def test_a_folder_that_is_no_build_is_refused(tmp_path, lab_build):
         plan_stack(Settings(tmp_path / "b"))
     with pytest.raises(TetonError, match="use 'twin' or 'live'"):
         plan_stack(Settings(lab_build, target="both"))
+
+
+@pytest.fixture(scope="module")
+def ib_build(tmp_path_factory):
+    from tests.helpers import INVENTORY
+    from teton.build import build
+
+    return build(INVENTORY / "lab-ib.yaml", tmp_path_factory.mktemp("ib") / "lab-ib").path
+
+
+def test_an_infiniband_backend_is_one_subnet_manager_resource_before_the_waves(ib_build):
+    summary, reqs = register(ib_build, target="live")
+    sm = reqs[("teton:index:SubnetManager", "opensm")]
+    files = {k: v for k, v in sm.object.fields["files"].struct_value.items()}
+    assert "ib/opensm.conf" in files and "ib/partitions.conf" in files
+    assert [h.string_value for h in sm.object.fields["hosts"].list_value.values] == ["z01-r001-h1", "z02-r001-h1"]
+    assert not any(kind == "teton:index:Switch" and name.startswith(("z01-leaf", "spine")) for kind, name in reqs)
+    canary = reqs[("teton:index:Gate", "gate-00-canary")]
+    first = next(r for (kind, _), r in reqs.items()
+                 if kind == "teton:index:Switch" and r.object.fields["wave"].number_value == 0)
+    assert [u.split("::")[-1] for u in first.dependencies] == ["opensm"] and canary.dependencies
+    twin_summary, twin_reqs = register(ib_build)
+    assert not any(kind == "teton:index:SubnetManager" for kind, _ in twin_reqs)
+    assert "spine01" in twin_summary["not_on_twin"]

@@ -32,6 +32,8 @@ from teton.twin.artifacts import SWITCH_ROLES, plan_name
 
 CLUSTER, ZONE, RACK = "teton:index:Cluster", "teton:index:Zone", "teton:index:Rack"
 SWITCH = "teton:index:Switch"
+SUBNET_MANAGER = "teton:index:SubnetManager"
+SUBNET_MANAGED = "opensm"      # the NOS of an InfiniBand switch: its subnet manager configures it
 HOST_RACK = "teton:index:HostRack"
 GATE = "teton:index:Gate"
 PLAYBOOKS = Path(__file__).resolve().parents[3] / "playbooks"
@@ -116,6 +118,7 @@ class StackPlan:
     waves: list[tuple[Wave, list[dict[str, Any]], dict[str, Any]]]   # (wave, its switches' inputs, its gate's)
     host_racks: list[dict[str, Any]]
     summary: dict[str, Any]
+    subnet_manager: dict[str, Any] | None = None         # InfiniBand: the OpenSM files, one resource
 
 
 def plan_stack(settings: Settings) -> StackPlan:
@@ -128,8 +131,10 @@ def plan_stack(settings: Settings) -> StackPlan:
     if settings.target not in ("twin", "live"):
         raise TetonError(f"config teton:target is {settings.target!r}: use 'twin' or 'live'")
     managed = [d for d in placed if live or on_twin(d)]
-    switches = [d for d in managed if d.nos is not None]
+    switches = [d for d in managed if d.nos is not None and d.nos != SUBNET_MANAGED]
     common = {"transport": settings.target, "twin": twin, "build": str(build)}
+    ib = [d.name for d in placed if d.nos == SUBNET_MANAGED]
+    subnet = subnet_manager_inputs(build, common) if ib and live else None
     racks: dict[str, str] = {}
     waves = []
     for w in plan_waves(switches, settings.policy):
@@ -154,13 +159,25 @@ def plan_stack(settings: Settings) -> StackPlan:
                       for h in sorted(hosts) if (vars_dir / f"{h}.json").is_file()}
         host_racks.append({"rack": rack, "hosts": sorted(hosts), "files": host_files, "playbooks": playbooks,
                            "playbooks_dir": str(settings.playbooks), **common})
-    deployed = {d.name for d in switches}
+    deployed = {d.name for d in switches} | (set(ib) if subnet is not None else set())
     summary = {"cluster": cluster_name, "target": settings.target, "switches": len(switches),
                "host_racks": len(host_racks),
                "waves": [{"name": w.name, "devices": len(w.devices)} for w, _, _ in waves],
                "not_on_twin": sorted(d.name for d in placed if d.nos is not None and d.name not in deployed)}
     return StackPlan(cluster_name, sorted(set(racks.values())), dict(sorted(racks.items())), waves, host_racks,
-                     summary)
+                     summary, subnet)
+
+
+def subnet_manager_inputs(build: Path, common: dict[str, Any]) -> dict[str, Any]:
+    """An InfiniBand backend's switches are configured by its subnet manager: one resource holds the OpenSM target's
+    files (`ib/`), pushed to the subnet manager hosts the design named (master first)."""
+    data = json.loads((build / "fabric.json").read_text())["fabric"].get("subnet_manager") or {}
+    folder = build / "ib"
+    files = {f"ib/{p.name}": p.read_text() for p in sorted(folder.iterdir()) if p.is_file()} if folder.is_dir() else {}
+    if not files:
+        raise TetonError(f"{folder} is missing: render the spec with the opensm target")
+    return {"name": "opensm", "files": files, "hosts": [i[0] for i in data.get("instances", [])],
+            "config_dir": data.get("config_dir", "/etc/opensm"), **common}
 
 
 async def deploy(plan: StackPlan, registrar: Registrar, stack_urn: str) -> dict[str, Any]:
@@ -174,6 +191,9 @@ async def deploy(plan: StackPlan, registrar: Registrar, stack_urn: str) -> dict[
         *(registrar.component(RACK, r, zone_urns[z]) for r, z in plan.racks.items())), strict=True))
     gate: list[str] = []
     try:
+        if plan.subnet_manager is not None:      # the InfiniBand fabric first: its switches are the SM's to set
+            gate = [await registrar.register(SUBNET_MANAGER, "opensm", cluster, custom=True,
+                                             props=plan.subnet_manager)]
         for w, members, gate_props in plan.waves:
             urns = await asyncio.gather(*(
                 registrar.register(SWITCH, m["device"], rack_urns[m["rack"]], custom=True, props=m, depends_on=gate)

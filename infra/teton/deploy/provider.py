@@ -14,6 +14,7 @@ drift, so the state holds each file once):
   check roll back and fail.  Read (`pulumi refresh`): `drift`, the lines the device runs that differ.
 - `teton:index:HostRack`: the hosts of one rack; `files` their host variables.  Live: the playbooks through
   ansible-runner limited to the rack's group; twin: the twin's host namespaces are checked against them.
+- `teton:index:SubnetManager` (InfiniBand): the OpenSM target's files, pushed to the subnet manager hosts (live).
 - `teton:index:Gate`: the health gate after a wave: the twin's whole `verify`, or every device of the wave checked;
   a failed gate rolls back the devices this run pushed in that wave, in reverse order, and fails the update.
 
@@ -42,7 +43,15 @@ from google.protobuf.json_format import MessageToDict
 from pulumi.runtime.proto import plugin_pb2, provider_pb2, provider_pb2_grpc
 
 from teton.deploy.hosts import HostRack, host_transport
-from teton.deploy.transports import Device, EosTransport, SonicSshTransport, Transport, TwinTransport
+from teton.deploy.push import resolve_files
+from teton.deploy.transports import (
+    Device,
+    EosTransport,
+    SonicSshTransport,
+    SubnetManagerSsh,
+    Transport,
+    TwinTransport,
+)
 from teton.fabric.model import Fabric
 from teton.fabric.serialize import load_fabric
 from teton.findings import TetonError
@@ -51,10 +60,12 @@ VERSION = "0.1.0"
 SWITCH = "teton:index:Switch"
 HOST_RACK = "teton:index:HostRack"
 GATE = "teton:index:Gate"
+SUBNET_MANAGER = "teton:index:SubnetManager"
 MAX_MESSAGE = 1 << 30
 DIFFED = {SWITCH: ("files", "nos", "transport", "twin", "mgmt"),
           HOST_RACK: ("files", "hosts", "transport", "twin", "playbooks"),
-          GATE: ("digest", "devices", "transport", "twin")}
+          GATE: ("digest", "devices", "transport", "twin"),
+          SUBNET_MANAGER: ("files", "hosts", "config_dir", "transport")}
 """Inputs whose change is a change on the device; the others (`wave`, `build`, placement) only describe it."""
 
 _Kind = provider_pb2.PropertyDiff.Kind
@@ -257,6 +268,8 @@ class Provider(provider_pb2_grpc.ResourceProviderServicer):
             return {"digest": digest(rack.files)}
         if kind == GATE:
             return self._gate(props)
+        if kind == SUBNET_MANAGER:
+            return self._subnet_manager(props)
         raise TetonError(f"unknown resource type {kind}")
 
     def _push_switch(self, props: dict[str, Any]) -> dict[str, Any]:
@@ -302,6 +315,14 @@ class Provider(provider_pb2_grpc.ResourceProviderServicer):
             raise TetonError(f"gate after wave {props.get('name', wave)} failed: {'; '.join(problems[:5])}; rolled "
                              f"back what this run pushed in that wave ({names}); `pulumi refresh` records it")
         return {"checked": len(props.get("devices") or [])}
+
+    def _subnet_manager(self, props: dict[str, Any]) -> dict[str, Any]:
+        if props.get("transport") != "live":
+            raise TetonError("the twin has no InfiniBand fabric (tests/ib runs OpenSM over ibsim): use target live")
+        files = resolve_files("opensm", dict(props.get("files") or {}), self.secrets())
+        SubnetManagerSsh(self.secrets(), user=self.secrets().get("ssh_user", "admin")).push(
+            list(props.get("hosts") or []), str(props.get("config_dir", "/etc/opensm")), files)
+        return {"digest": digest(dict(props.get("files") or {}))}
 
     def _drift(self, props: dict[str, Any]) -> list[str]:
         device = self.device(props)

@@ -14,6 +14,7 @@ and the secrets, and knows how to
 | twin | eos | the FRR spelling of the routing read back from its structured config (what the twin runs for EOS) |
 | live | eos | eAPI JSON-RPC over HTTPS: a configure session replaced with the startup-config, then commit or abort |
 | live | sonic | SSH: `config replace` of config_db.json and frr-reload of frr.conf in the bgp container |
+| live | opensm | SSH: the subnet manager's files to its hosts, OpenSM restarted (InfiniBand) |
 
 Snapshots hold resolved text and live only in the provider's memory.
 """
@@ -259,6 +260,35 @@ class SonicSshTransport:
         running = frr_push.strip_header(self._run(device, "sudo vtysh -c 'show running-config'"))
         d = frr_push.delta(running, files[f"devices/{device.name}/frr.conf"], hostname=device.name)
         return [frr_push.mask(x, self.secrets.items()) for x in d.lines()]
+
+
+class SubnetManagerSsh:
+    """InfiniBand: the subnet manager's files to each subnet manager host over SSH (master first), then OpenSM
+    restarted there.  Not exercised here (tests/ib runs the same files with OpenSM over ibsim)."""
+
+    def __init__(self, secrets: Mapping[str, str], user: str = "admin", ssh: tuple[str, ...] = ("ssh",)):
+        self.secrets = dict(secrets)
+        self.user = user
+        self.ssh = ssh
+
+    def push(self, hosts: list[str], config_dir: str, files: Files) -> None:
+        import shlex
+        import subprocess
+
+        for host in hosts:
+            for rel, text in sorted(files.items()):
+                target = shlex.quote(f"{config_dir}/{rel.split('/', 1)[1]}")
+                cmd = f"sudo install -d -m 0755 {shlex.quote(config_dir)} && umask 077 && sudo tee {target} >/dev/null"
+                res = subprocess.run([*self.ssh, "-o", "BatchMode=yes", f"{self.user}@{host}", cmd], input=text,
+                                     capture_output=True, text=True, timeout=120, check=False)
+                if res.returncode != 0:
+                    raise TetonError(f"{host}: writing {rel} failed (rc {res.returncode}): "
+                                     f"{frr_push.mask(res.stderr, self.secrets.items())[-300:]}")
+            res = subprocess.run([*self.ssh, "-o", "BatchMode=yes", f"{self.user}@{host}",
+                                  "sudo systemctl restart opensm"], capture_output=True, text=True, timeout=120,
+                                 check=False)
+            if res.returncode != 0:
+                raise TetonError(f"{host}: restarting opensm failed (rc {res.returncode}): {res.stderr[-300:]}")
 
 
 def _designed_sessions(device: Device) -> int:
