@@ -10,7 +10,7 @@ the provider are the project's own).  The tests run in order on one stack:
 3. draining one rack's switch in the spec previews that switch only, with its changed lines;
 4. a bad config on the canary (a wrong remote AS in its rendered frr.conf) stops the rollout: the canary is rolled
    back, the later wave's switch is untouched, the twin verifies, the stack still shows both as pending;
-5. `pulumi refresh` records drift on the twin and the next `up` repairs it;
+5. `teton drift` names the switch edited by hand, `pulumi refresh` records it and the next `up` repairs it;
 6. no secret value is in the exported stack, the state folder or any output of the engine and its plugins.
 """
 
@@ -180,12 +180,26 @@ def test_refresh_records_drift_and_up_repairs_it(run):
     node = service.state_dir(TWIN) / "rt" / f"tt-{TWIN}-{LATER}"
     subprocess.run(["vtysh", "--vty_socket", str(node), "-c", "configure", "-c", "router bgp 4201002001",
                     "-c", "coalesce-time 500"], check=True, capture_output=True)
+    drift = _teton_drift(run)
+    assert drift.returncode == 1, drift.stderr
+    assert f"{LATER}\n  - router bgp 4201002001 / coalesce-time 500" in drift.stdout
+    assert "1 of 14 switches of twin pulumi_lab drifted" in drift.stderr
     run.pulumi("refresh", "--yes", "--skip-preview")
     res = run.pulumi("preview", "--expect-no-changes", "--diff", check=False)
     assert res.returncode != 0 and "coalesce-time 500" in res.stdout
     run.pulumi("up", "--yes", "--skip-preview")
     run.pulumi("preview", "--expect-no-changes")
     assert "coalesce-time 10" in run.running(LATER)
+    assert _teton_drift(run).returncode == 0
+
+
+def _teton_drift(run: Run) -> subprocess.CompletedProcess[str]:
+    """`teton drift BUILD --twin pulumi_lab` with the secrets in TETON_SECRET_<name> variables."""
+    env = {**os.environ, **{f"TETON_SECRET_{k}": v for k, v in SECRETS.items()}}
+    res = subprocess.run([str(ROOT / ".venv/bin/teton"), "drift", str(run.build), "--twin", TWIN], env=env,
+                         capture_output=True, text=True, timeout=120, check=False)
+    run.outputs += [res.stdout, res.stderr]
+    return res
 
 
 def test_no_secret_value_in_the_stack_the_state_or_the_logs(run):

@@ -177,7 +177,15 @@ def parse_test_output(out: str) -> Delta:
             section = add
         elif section is not None and s and not set(s.strip()) <= {"="}:
             section.append(s)
-    return Delta(_contexts(delete), _contexts(add))
+    return Delta(tuple(_running_line(x) for x in _contexts(delete)), _contexts(add))
+
+
+def _running_line(entry: str) -> str:
+    """frr-reload lists a line to delete as the command that deletes it ("no X" for X, "X" for "no X"): give back
+    the line the device runs."""
+    context, sep, leaf = entry.rpartition(" / ")
+    leaf = leaf[3:] if leaf.startswith("no ") else f"no {leaf}"
+    return f"{context}{sep}{leaf}"
 
 
 def _contexts(lines: list[str]) -> tuple[str, ...]:
