@@ -16,6 +16,7 @@ from pulumi.runtime.settings import get_monitor, get_root_resource  # type: igno
 from teton.deploy.program import Settings, deploy, plan_stack
 from teton.deploy.registrar import Registrar
 from teton.deploy.rollout import RolloutPolicy
+from teton.findings import SpecError, TetonError
 from teton.spec.load import load_spec
 
 config = pulumi.Config("teton")
@@ -24,8 +25,13 @@ canary = config.get_object("canary")
 policy = RolloutPolicy(fraction=float(config.get("rolloutFraction") or 0.25),
                        max_wave=int(config.get("rolloutMaxWave") or 64),
                        canary=tuple(canary) if canary else None)
-plan = plan_stack(Settings(Path(config.get("build") or Path("build") / load_spec(spec).name),
-                           target=config.get("target") or "twin", twin=config.get("twin"), policy=policy))
+try:
+    plan = plan_stack(Settings(Path(config.get("build") or Path("build") / load_spec(spec).name),
+                               target=config.get("target") or "twin", twin=config.get("twin"), policy=policy))
+except SpecError as exc:                 # the spec named in teton:spec does not load
+    raise pulumi.RunError("\n".join(str(f) for f in exc.findings)) from None
+except (TetonError, ValueError) as exc:   # no build, a bad canary ...: one line, not a traceback
+    raise pulumi.RunError(str(exc)) from None
 
 
 async def main() -> dict:
@@ -33,6 +39,8 @@ async def main() -> dict:
     registrar = Registrar(get_monitor())
     try:
         return await deploy(plan, registrar, await root.urn.future())
+    except TetonError as exc:        # the rollout stopped: the engine shows the resource's own error above this
+        raise pulumi.RunError(str(exc)) from None
     finally:
         registrar.close()
 

@@ -132,7 +132,8 @@ def plan_stack(settings: Settings) -> StackPlan:
         raise TetonError(f"config teton:target is {settings.target!r}: use 'twin' or 'live'")
     managed = [d for d in placed if live or on_twin(d)]
     switches = [d for d in managed if d.nos is not None and d.nos != SUBNET_MANAGED]
-    common = {"transport": settings.target, "twin": twin, "build": str(build)}
+    # no path in the inputs: moving the build folder or the checkout must not look like a change of every device
+    common = {"transport": settings.target, "twin": twin, "cluster": cluster_name}
     ib = [d.name for d in placed if d.nos == SUBNET_MANAGED]
     subnet = subnet_manager_inputs(build, common) if ib and live else None
     racks: dict[str, str] = {}
@@ -158,7 +159,7 @@ def plan_stack(settings: Settings) -> StackPlan:
         host_files = {f"ansible/host_vars/{h}.json": (vars_dir / f"{h}.json").read_text()
                       for h in sorted(hosts) if (vars_dir / f"{h}.json").is_file()}
         host_racks.append({"rack": rack, "hosts": sorted(hosts), "files": host_files, "playbooks": playbooks,
-                           "playbooks_dir": str(settings.playbooks), **common})
+                           **common})
     deployed = {d.name for d in switches} | (set(ib) if subnet is not None else set())
     summary = {"cluster": cluster_name, "target": settings.target, "switches": len(switches),
                "host_racks": len(host_racks),

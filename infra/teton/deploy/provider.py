@@ -10,7 +10,8 @@ microseconds here; only a changed resource is decoded to name the files (and so 
 Resource types (inputs are what the program reads from the build folder; outputs stay small, a digest and the
 drift, so the state holds each file once):
 - `teton:index:Switch`: one switch; `files` {name: text} as rendered (secret *references*), `nos`, `transport`
-  (`twin`/`live`), `twin`, `mgmt`, `wave`, `build`.  Create/Update: snapshot, push, health check, and on a failed
+  (`twin`/`live`), `twin`, `mgmt`, `wave`, `cluster` (no path: the build folder is `teton:build` or
+  build/<cluster>, so moving it changes no input).  Create/Update: snapshot, push, health check, and on a failed
   check roll back and fail.  Read (`pulumi refresh`): `drift`, the lines the device runs that differ.
 - `teton:index:HostRack`: the hosts of one rack; `files` their host variables.  Live: the playbooks through
   ansible-runner limited to the rack's group; twin: the twin's host namespaces are checked against them.
@@ -20,7 +21,8 @@ drift, so the state holds each file once):
 
 Provider configuration (stack config `teton:*`): `secrets` (a Pulumi secret: {name: value}, resolved per NOS at
 push time, in memory only), `checkTimeout` (seconds a device may take to become healthy, default 30),
-`eapiVerify` (CA file, or `false`), `eapiPort`, `adopt` (record the build as deployed without touching a device).
+`eapiVerify` (CA file, or `false`), `eapiPort`, `adopt` (record the build as deployed without touching a device),
+`build`, `playbooks` (default: the checkout's playbooks/).
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ from google.protobuf.json_format import MessageToDict
 from pulumi.runtime.proto import plugin_pb2, provider_pb2, provider_pb2_grpc
 
 from teton.deploy.hosts import HostRack, host_transport
+from teton.deploy.program import PLAYBOOKS
 from teton.deploy.push import resolve_files
 from teton.deploy.transports import (
     Device,
@@ -66,7 +69,7 @@ DIFFED = {SWITCH: ("files", "nos", "transport", "twin", "mgmt"),
           HOST_RACK: ("files", "hosts", "transport", "twin", "playbooks"),
           GATE: ("digest", "devices", "transport", "twin"),
           SUBNET_MANAGER: ("files", "hosts", "config_dir", "transport")}
-"""Inputs whose change is a change on the device; the others (`wave`, `build`, placement) only describe it."""
+"""Inputs whose change is a change on the device; the others (`wave`, `cluster`, placement) only describe it."""
 
 _Kind = provider_pb2.PropertyDiff.Kind
 
@@ -210,7 +213,12 @@ class Provider(provider_pb2_grpc.ResourceProviderServicer):
             context.abort(grpc.StatusCode.INTERNAL, f"{type(exc).__name__}: {exc}\n{traceback.format_exc()[-1500:]}")
         raise AssertionError("unreachable")
 
-    def fabric(self, build: str) -> Fabric:
+    def build(self, props: dict[str, Any]) -> Path:
+        """The build folder: `teton:build`, else build/<cluster> (relative to the project folder, the engine runs its
+        plugins there), as the program reads it."""
+        return Path(self.config.get("build") or Path("build") / str(props.get("cluster", ""))).resolve()
+
+    def fabric(self, build: str | Path) -> Fabric:
         path = Path(build) / "fabric.json"
         try:
             key = (str(path), path.stat().st_mtime)
@@ -246,7 +254,7 @@ class Provider(provider_pb2_grpc.ResourceProviderServicer):
 
     def device(self, props: dict[str, Any]) -> Device:
         return Device(props["device"], props["nos"], dict(props.get("files") or {}), props.get("mgmt"),
-                      self.fabric(props["build"]))
+                      self.fabric(self.build(props)))
 
     def timeout(self) -> float:
         return float(self.config.get("checkTimeout", 30))
@@ -263,7 +271,7 @@ class Provider(provider_pb2_grpc.ResourceProviderServicer):
             return self._push_switch(props)
         if kind == HOST_RACK:
             rack = HostRack(props["rack"], list(props.get("hosts") or []), dict(props.get("files") or {}),
-                            props["build"], props.get("playbooks_dir", ""))
+                            str(self.build(props)), str(self.config.get("playbooks") or PLAYBOOKS))
             host_transport(props.get("transport", "twin"), props.get("twin", ""), self.secrets()).apply(rack)
             return {"digest": digest(rack.files)}
         if kind == GATE:
@@ -304,7 +312,7 @@ class Provider(provider_pb2_grpc.ResourceProviderServicer):
                 problems.append(_verify_summary(report))
         else:
             for name in props.get("devices") or []:
-                d = Device(name, props["nos_of"][name], {}, props["mgmt_of"].get(name), self.fabric(props["build"]))
+                d = Device(name, props["nos_of"][name], {}, props["mgmt_of"].get(name), self.fabric(self.build(props)))
                 problems += [f"{name}: {p}" for p in self.transport(props, d.nos).check(d, self.timeout())]
         if problems:
             with self._lock:
