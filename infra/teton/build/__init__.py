@@ -74,6 +74,7 @@ class Rendered:
     figures: dict[str, Any]
     warnings: list[Finding]
     record: Record | None = None
+    known: dict[str, tuple[str, int]] | None = None      # replayed: each file's sha256 and size, from the cache
 
 
 def load_and_design(path: str | Path, *, timeout: float | None = None) -> Designed:
@@ -121,20 +122,26 @@ def _inside(rel: object) -> bool:
     return not Path(rel).is_absolute() and ".." not in parts and "\\" not in rel
 
 
-def manifest_entries(rendered: dict[str, Files]) -> tuple[dict[str, dict[str, Any]], dict[str, str]]:
-    """The manifest's entry of every file (sha256, bytes, target) and each target's version."""
+def manifest_entries(rendered: dict[str, Files], known: dict[str, tuple[str, int]] | None = None,
+                     ) -> tuple[dict[str, dict[str, Any]], dict[str, str]]:
+    """The manifest's entry of every file (sha256, bytes, target) and each target's version; `known`: sha256 and
+    size of files that need no hashing again (from the render cache)."""
     entries: dict[str, dict[str, Any]] = {}
     for name, files in rendered.items():
         for rel, content in files.items():
-            data = content.encode("utf-8")
-            entries[rel] = {"sha256": _sha(data), "bytes": len(data), "target": name}
-    return entries, {name: targets.get(name).version for name in rendered}
+            hit = known.get(rel) if known else None
+            if hit is None:
+                data = content.encode("utf-8")
+                hit = (_sha(data), len(data))
+            entries[rel] = {"sha256": hit[0], "bytes": hit[1], "target": name}
+    return entries, {name: targets.get(name).version for name, files in rendered.items() if files}
 
 
 def write(out: Path, rendered: dict[str, Files], figures: dict[str, Any], *, force: bool = False,
-          only: tuple[str, ...] | None = None) -> tuple[int, tuple[str, ...]]:
+          only: tuple[str, ...] | None = None,
+          known: dict[str, tuple[str, int]] | None = None) -> tuple[int, tuple[str, ...]]:
     """Publish `rendered` into `out` with its manifest; (files written, targets kept from the previous build)."""
-    entries, versions = manifest_entries(rendered)
+    entries, versions = manifest_entries(rendered, known)
     keep: dict[str, dict[str, Any]] = {}
     previous = read_manifest(out) if only else None
     if previous is not None:
@@ -180,13 +187,14 @@ def render_spec(spec: str | Path, *, only: tuple[str, ...] | None = None, yang_d
         key = record_key(cache, cluster, ctx, Path(spec).parent) if cache is not None else ""
         record = load_record(cache, key) if cache is not None else None
         if cache is not None and record is not None and record.cluster == cluster.name:
-            files = replay_files(cache, record, ctx)
+            known: dict[str, tuple[str, int]] = {}
+            files = replay_files(cache, record, ctx, known=known)
             if files is not None:
                 if progress:
                     progress("cache")
                 if only:
                     files = {t: f for t, f in files.items() if t in only}
-                return Rendered(cluster, None, files, record.figures, record_warnings(record, spec), record)
+                return Rendered(cluster, None, files, record.figures, record_warnings(record, spec), record, known)
         designed = design_spec(spec, cluster)
         files = render(designed.fabric, ctx, only, progress)
         figures = plan(designed.fabric)
@@ -203,7 +211,7 @@ def build(spec: str | Path, out: Path | None = None, *, only: tuple[str, ...] | 
     if progress:
         progress("writing")
     out = Path(out or Path("build") / r.cluster.name)
-    count, kept = write(out, r.files, r.figures, force=force, only=only)
+    count, kept = write(out, r.files, r.figures, force=force, only=only, known=r.known)
     return Build(out, count, r.figures, r.warnings, tuple(r.files), kept, replayed=r.fabric is None)
 
 
