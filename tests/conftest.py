@@ -46,3 +46,18 @@ def lab_build(tmp_path_factory, lab_fabric: Fabric):
     from teton.build import build_fabric
 
     return build_fabric(lab_fabric, tmp_path_factory.mktemp("build") / "lab").path
+
+
+@pytest.fixture(scope="session")
+def lab_ib_fabric() -> Fabric:
+    from tests.helpers import INVENTORY
+
+    return design(load_spec(INVENTORY / "lab-ib.yaml"), INVENTORY)
+
+
+@pytest.fixture(scope="session")
+def lab_ib_build(tmp_path_factory, lab_ib_fabric: Fabric):
+    """The InfiniBand lab rendered once per test session (read-only)."""
+    from teton.build import build_fabric
+
+    return build_fabric(lab_ib_fabric, tmp_path_factory.mktemp("build") / "lab-ib").path

@@ -194,6 +194,33 @@ def test_gpu_host_file_roles_in_a_prepared_root(lab_build, tmp_path):
     assert "munge key: TETON_SECRET_munge_key is not set" in warnings
 
 
+def test_infiniband_gpu_host_roles_point_nccl_at_the_hcas_the_subnet_manager_configures(lab_ib_build, tmp_path):
+    """An InfiniBand GPU host: NCCL over the HCAs with the subnet manager's service level (the same values as
+    ib/nccl.env), no RoCE settings, the health check on HCA port states; the RoCE NIC roles are not run on it."""
+    host = "z02-r001-h2"
+    roots = tmp_path / "roots"
+    root = h.make_root(roots / host)
+    h.chroot_exe(roots, root, None)
+    inventory = yaml.safe_load((lab_ib_build / "ansible/inventory.yml").read_text())["all"]["children"]
+    assert "backend_roce" not in inventory and host in inventory["backend_infiniband"]["hosts"]
+    extra = {"nccl_pci_bus_ids": {"gpus": GPU_BUS, "rdma": NIC_BUS}}
+    _three_runs(tmp_path, ["nccl", "gpu_health", "storage_client", "slurm"], host,
+                str(lab_ib_build / "ansible/inventory.yml"), roots, extra)
+    conf = dict(line.split("=", 1) for line in (root / "etc/nccl.conf").read_text().splitlines()
+                if line and not line.startswith("#"))
+    env = dict(line.split("=", 1) for line in (lab_ib_build / "ib/nccl.env").read_text().splitlines()
+               if line and not line.startswith("#"))
+    for key in ("NCCL_IB_HCA", "NCCL_IB_SL", "NCCL_IB_ADAPTIVE_ROUTING", "NCCL_IB_PKEY"):
+        assert conf[key] == env[key], key
+    assert conf["NCCL_IB_HCA"] == "=" + ",".join(f"mlx5_{n}:1" for n in range(8))
+    assert conf["NCCL_IB_QPS_PER_CONNECTION"] == "1" and "NCCL_IB_GID_INDEX" not in conf and "NCCL_IB_TC" not in conf
+    health = json.loads((root / "etc/teton/node-health.json").read_text())
+    assert health["backend"] == "infiniband" and health["nics"] == [f"mlx5_{n}" for n in range(8)]
+    assert health["pfc_priority"] is None and health["roce_qos_state"] is None
+    for f in ("slurm.conf", "gres.conf", "topology.conf"):
+        assert (root / "etc/slurm" / f).read_text() == (lab_ib_build / "slurm" / f).read_text()
+
+
 def test_storage_server_role_in_a_prepared_root(lab_build, tmp_path):
     host = "s2-r01-sp01"
     roots = tmp_path / "roots"

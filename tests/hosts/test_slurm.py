@@ -4,6 +4,7 @@ node health check drains a failing node through it."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -39,8 +40,8 @@ def _stop(proc: subprocess.Popen | None) -> None:
             proc.wait(5)
 
 
-@pytest.fixture(scope="module")
-def controller(lab_build):
+@contextlib.contextmanager
+def _slurmctld(build: Path):
     """munged and slurmctld on the build's files (the controller's host name, ports, state and log folders and the
     nodes' addresses pointed at this machine: the cluster's hosts do not exist here)."""
     work = Path(tempfile.mkdtemp(prefix="tt-hosts-slurm-"))
@@ -66,8 +67,8 @@ def controller(lab_build):
         etc = work / "etc"
         etc.mkdir()
         for f in ("gres.conf", "topology.conf"):
-            shutil.copy(lab_build / "slurm" / f, etc / f)
-        conf = (lab_build / "slurm/slurm.conf").read_text()
+            shutil.copy(build / "slurm" / f, etc / f)
+        conf = (build / "slurm/slurm.conf").read_text()
         host = socket.gethostname().split(".")[0]
         over = {"SlurmctldHost": host, "SlurmctldPort": str(_free_port()), "SlurmdPort": str(_free_port()),
                 "SlurmUser": "root", "StateSaveLocation": str(work / "state"),
@@ -97,12 +98,18 @@ def controller(lab_build):
         shutil.rmtree(work, ignore_errors=True)
 
 
+@pytest.fixture(scope="module")
+def controller(lab_build):
+    with _slurmctld(lab_build) as running:
+        yield running
+
+
 def _expand(env, expr: str) -> list[str]:
     return run("scontrol", "show", "hostnames", expr, env=env).stdout.split()
 
 
-def test_scontrol_shows_every_switch_and_node_exactly_once(controller, lab_fabric):
-    env, _ = controller
+def _topology(env) -> tuple[list[tuple[str, int]], list[str], dict[str, list[str]]]:
+    """`scontrol show topology`: (switches with their levels, the leaf switches' nodes, each switch's children)."""
     out = run("scontrol", "show", "topology", env=env).stdout
     switches: list[tuple[str, int]] = []
     nodes: list[str] = []
@@ -117,6 +124,12 @@ def test_scontrol_shows_every_switch_and_node_exactly_once(controller, lab_fabri
                 nodes += _expand(env, fields["Nodes"])
         if "Switches" in fields and fields["Switches"] != "(null)":
             children[fields["SwitchName"]] = _expand(env, fields["Switches"])
+    return switches, nodes, children
+
+
+def test_scontrol_shows_every_switch_and_node_exactly_once(controller, lab_fabric):
+    env, _ = controller
+    switches, nodes, children = _topology(env)
     rtsws = sorted(d.name for d in lab_fabric.by_role("rtsw"))
     names = [n for n, _ in switches]
     assert sorted(names) == sorted(rtsws + ["z01", "z02", "lab"]) and len(names) == len(set(names))
@@ -147,3 +160,15 @@ def test_health_check_drains_a_failing_node_and_never_reboots_it(controller, tmp
     assert "drained z02-r002-h2 in Slurm" in res.stdout
     node = run("scontrol", "show", "node", "z02-r002-h2", env=env).stdout
     assert "DRAIN" in node and "Reason=teton-node-health: link tt-no-such-nic" in node
+
+
+def test_infiniband_topology_is_one_switch_per_scalable_unit_under_the_cluster(lab_ib_build, lab_ib_fabric):
+    """Rail-optimized SUs: every leaf of an SU reaches every node of it, so the SU is the scheduler's leaf switch."""
+    with _slurmctld(lab_ib_build) as (env, _):
+        switches, nodes, children = _topology(env)
+        sinfo = run("sinfo", "-h", "-N", "-o", "%N %G", env=env).stdout
+    assert dict(switches) == {"z01": 0, "z02": 0, "lab-ib": 1}
+    hosts = lab_ib_fabric.by_role("host")
+    assert sorted(nodes) == sorted(d.name for d in hosts) and len(nodes) == len(set(nodes))
+    assert children["lab-ib"] == ["z01", "z02"]
+    assert sinfo.count("gpu:h100:8") == len(hosts)

@@ -42,6 +42,7 @@ from teton.manifest import MANIFEST, manifest_text, read_manifest
 from teton.spec.load import load_spec, spec_lines, with_lines
 from teton.spec.model import Cluster
 from teton.targets import Files, RenderContext
+from teton.targets.parallel import workers
 
 Progress = Callable[[str], None]
 
@@ -182,6 +183,7 @@ def render_spec(spec: str | Path, *, only: tuple[str, ...] | None = None, yang_d
     code) is replayed from its record without designing; otherwise unchanged devices come from the cache, and the
     render is recorded."""
     ctx = RenderContext(yang_dir=yang_dir, cache=cache)
+    workers()       # a bad $TETON_WORKERS is an error even when the cache leaves nothing to render
     with paused_gc():
         cluster = load_spec(spec, timeout)
         key = record_key(cache, cluster, ctx, Path(spec).parent) if cache is not None else ""

@@ -8,11 +8,16 @@ server's drive layout, plus the settings every host shares.
   through that NIC's own RTSW port: a NIC's traffic never leaves on another rail.
 - The RoCE ToS (NCCL_IB_TC, RDMA-CM's default ToS) is the backend QoS's RoCE DSCP shifted left by two, with ECT(0)
   set when the QoS marks ECN: DSCP 26 is ToS 106 with ECN, 104 without.
+- InfiniBand: a rail is an HCA port (the interface is the HCA, e.g. mlx5_3, cabled to leaf 3 of the SU).  It carries
+  no address (the subnet manager assigns LIDs), so it has no routing table or rule (0); NCCL's service level and
+  adaptive routing are the subnet manager's (`teton.design.subnet`), so hosts and the SM cannot disagree.
 - Storage: drive n of a server of role R mounts at <root>/<R>/dNN; Hammerspace servers export every drive's file
   system to the front end's host networks.
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 from teton.fabric.hostplan import (
     DriveMount,
@@ -26,10 +31,12 @@ from teton.fabric.hostplan import (
 )
 from teton.fabric.intent import Qos
 from teton.fabric.model import Device
+from teton.fabric.subnet import SubnetManager
 from teton.spec.model import AddressPools, Cluster, RoceBackend
 
 PCIE_SWITCHES = 4      # Grand Teton: four PCIe Gen5 switches, each with 2 GPUs and 2 backend NICs
 NFS_ROLES = ("hammerspace",)
+RAIL_KINDS = ("host-rtsw", "host-leaf")     # a GPU host's backend link: to its RoCE RTSW or its InfiniBand leaf
 
 
 def roce_tos(q: Qos | None) -> int:
@@ -44,14 +51,18 @@ def gpu_host_plan(cluster: Cluster, device: Device) -> GpuHostPlan:
     net = cluster.hosts.network
     gpus = cluster.host.gpus
     sockets = cluster.scheduler.sockets
-    rails = [i for i in device.interfaces if i.kind == "host-rtsw"]
+    rails = [i for i in device.interfaces if i.kind in RAIL_KINDS]
     count = max(1, len(rails))
     nics = []
     for i in rails:
         n = i.ordinal
         switch = n * PCIE_SWITCHES // count
-        nics.append(RailNic(i.name, n, n * gpus // count, f"{net.rdma_device_prefix}{n}", switch,
-                            switch * sockets // PCIE_SWITCHES, net.route_table_base + n, net.rule_priority_base + n))
+        numa = switch * sockets // PCIE_SWITCHES
+        if i.kind == "host-leaf":       # an HCA: no address, so no table or rule of its own
+            nics.append(RailNic(i.name, n, n * gpus // count, i.name, switch, numa, 0, 0))
+        else:
+            nics.append(RailNic(i.name, n, n * gpus // count, f"{net.rdma_device_prefix}{n}", switch, numa,
+                                net.route_table_base + n, net.rule_priority_base + n))
     be = cluster.backend
     v4: tuple[str, ...] = ()
     v6: tuple[str, ...] = ()
@@ -89,13 +100,20 @@ def _nfs_server(cluster: Cluster, devices: dict[str, Device]) -> str | None:
     return None
 
 
-def host_settings(cluster: Cluster, devices: dict[str, Device], qos: Qos | None) -> HostSettings:
+def host_settings(cluster: Cluster, devices: dict[str, Device], qos: Qos | None,
+                  sm: SubnetManager | None = None) -> HostSettings:
+    """What every host shares; `qos`: the RoCE backend's, `sm`: the InfiniBand backend's subnet manager."""
     h = cluster.hosts
     n, sc, t = h.nccl, cluster.scheduler, h.storage_client.tectonic
+    nccl = Nccl(n.gid_index, n.ib_timeout, roce_tos(qos), n.debug, tuple(n.debug_subsys), n.trace_buffer_size,
+                n.dump_on_timeout, n.dump_dir)
+    if sm is not None:
+        # One QP per peer (NCCL's default): a static fat tree routes every QP between two HCAs on the same path (by
+        # destination LID), so more QPs add no path diversity; adaptive routing spreads a QP's packets itself.
+        nccl = replace(nccl, transport="infiniband", service_level=sm.compute_sl, adaptive_routing=sm.adaptive_routing,
+                       qps_per_connection=1)
     return HostSettings(
-        renderer=h.network.renderer, lldp=h.network.lldp,
-        nccl=Nccl(n.gid_index, n.ib_timeout, roce_tos(qos), n.debug, tuple(n.debug_subsys), n.trace_buffer_size,
-                  n.dump_on_timeout, n.dump_dir),
+        renderer=h.network.renderer, lldp=h.network.lldp, nccl=nccl,
         tectonic_mount=t.mount_point if t is not None else None,
         tectonic_namespace=t.namespace if t is not None else "",
         tectonic_options=tuple(t.options) if t is not None else (),

@@ -28,6 +28,7 @@ from teton.design.builder import Ports, wire
 from teton.design.draft import Draft, DraftFabric
 from teton.design.frontend import design_frontend
 from teton.design.guids import guid_text, hca_node_name, read_guid_map, resolve, synthetic
+from teton.design.hostplan import gpu_host_plan, host_settings, storage_plan
 from teton.design.management import assign_management, management
 from teton.design.naming import core_name, host_name, leaf_name, net_rack_name, rack_name, spine_name
 from teton.design.routing import maximum_prefixes, routing
@@ -312,12 +313,17 @@ def _freeze(cluster: Cluster, draft: DraftFabric, shape: IbShape) -> Fabric:
     mgmt = management(cluster)
     topology = {n: _device(draft.devices[n], draft) for n in sorted(draft.devices)}
     limits = maximum_prefixes(topology.values())
+    sm = subnet_manager(cluster, root_names(shape), hca_names(cluster))
     devices: dict[str, Device] = {}
     for name, d in topology.items():
         if d.plane == "frontend" and d.nos is not None:
             d = replace(d, routing=routing(d, topology, FRONTEND_BGP, limits[d.plane], False), management=mgmt)
+        elif d.role == "host":
+            d = replace(d, host=gpu_host_plan(cluster, d))
+        elif d.role == "storage":
+            d = replace(d, host=storage_plan(cluster, d))
         devices[name] = d
     return Fabric(name=draft.name, site=draft.site, backend=draft.backend, devices=MappingProxyType(devices),
                   links=tuple(draft.links), models=MappingProxyType(dict(sorted(draft.models.items()))),
                   management=mgmt, duplicate_names=tuple(draft.duplicate_names),
-                  subnet_manager=subnet_manager(cluster, root_names(shape), hca_names(cluster)))
+                  subnet_manager=sm, hosts=host_settings(cluster, devices, None, sm))

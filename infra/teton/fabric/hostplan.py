@@ -75,6 +75,10 @@ class Nccl:
     trace_buffer_size: int
     dump_on_timeout: bool
     dump_dir: str
+    transport: Literal["roce", "infiniband"] = "roce"   # the backend NCCL's IB transport runs over
+    service_level: int | None = None   # InfiniBand: NCCL_IB_SL, the subnet manager's SL for GPU traffic
+    adaptive_routing: bool = False     # InfiniBand: NCCL_IB_ADAPTIVE_ROUTING, as the routing engine spreads flows
+    qps_per_connection: int | None = None   # None: the backend's hashing policy says (RoCE ECMP entropy)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,8 +1,10 @@
 """The host playbooks' inventory: `ansible/inventory.yml`, `ansible/group_vars/*.yml` and `ansible/host_vars/*.json`.
 
 `ansible-playbook -i build/<cluster>/ansible/inventory.yml playbooks/site.yml` configures every host the way its
-switches expect.  Groups: by role (`gpu`, `storage` with `storage_tectonic` and `storage_hammerspace`), by zone
-(`zone_01`), by rack (`rack_z01_r001`), by rail (`rail_0`: the hosts with a NIC on rail 0), and `slurm_controller`.
+switches expect.  Groups: by role (`gpu`, `storage` with `storage_tectonic` and `storage_hammerspace`), by backend
+(`backend_roce`: GPU hosts whose rails are Ethernet NICs, which site.yml addresses and sets RoCE QoS on;
+`backend_infiniband`: GPU hosts whose rails are HCAs, which the subnet manager configures), by zone (`zone_01`), by
+rack (`rack_z01_r001`), by rail (`rail_0`: the hosts with a NIC on rail 0), and `slurm_controller`.
 Ansible group names take letters, digits and '_', so the spec's names are spelled with '_'.
 
 Every variable is spelled from the Fabric (`variables.py`): QoS from the device's `qos` (the switches' own intent),
@@ -118,6 +120,7 @@ def build_documents(fabric: Fabric) -> Documents:
     for d in gpu:
         own[d.name], shared[d.name] = v.gpu_host(d, s)
         docs.add("gpu", d.name)
+        docs.add(f"backend_{fabric.backend}", d.name)
         if d.zone is not None:
             docs.add(f"zone_{d.zone:02d}", d.name)
         docs.add(f"rack_{v.group_name(d.rack)}", d.name)

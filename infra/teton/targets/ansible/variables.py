@@ -34,16 +34,24 @@ def qos_vars(q: Qos, roce_tos: int) -> Vars:
             "dscp_to_priority": list(q.dscp_to_tc)}
 
 
-def _qps(device: Device) -> int:
-    """Flows per GPU pair, as the backend's hashing policy decides (the ECMP entropy the switches rely on)."""
+def _qps(s: HostSettings, device: Device) -> int:
+    """Flows per GPU pair: the NCCL intent's, else the backend's hashing policy (the ECMP entropy the switches rely
+    on)."""
+    if s.nccl.qps_per_connection is not None:
+        return s.nccl.qps_per_connection
     return device.policy.hashing.qps_per_connection if device.policy is not None else QPS_PER_CONNECTION
 
 
 def nccl_vars(s: HostSettings, device: Device) -> Vars:
     n = s.nccl
-    return {"gid_index": n.gid_index, "ib_timeout": n.ib_timeout, "ib_tc": n.roce_tos,
-            "qps_per_connection": _qps(device), "debug": n.debug, "debug_subsys": list(n.debug_subsys),
-            "trace_buffer_size": n.trace_buffer_size, "dump_on_timeout": n.dump_on_timeout, "dump_dir": n.dump_dir}
+    out: Vars = {"transport": n.transport, "ib_timeout": n.ib_timeout, "qps_per_connection": _qps(s, device),
+                 "debug": n.debug, "debug_subsys": list(n.debug_subsys), "trace_buffer_size": n.trace_buffer_size,
+                 "dump_on_timeout": n.dump_on_timeout, "dump_dir": n.dump_dir}
+    if n.transport == "infiniband":
+        out.update(service_level=n.service_level, adaptive_routing=n.adaptive_routing)
+    else:
+        out.update(gid_index=n.gid_index, ib_tc=n.roce_tos)
+    return out
 
 
 def mounts_vars(s: HostSettings) -> Vars:
@@ -98,15 +106,18 @@ def gpu_host(device: Device, s: HostSettings) -> tuple[Vars, Vars]:
     rails = []
     for n in plan.nics:
         i = ifaces[n.name]
-        rails.append({"name": n.name, "rail": n.rail, "gpu": n.gpu, "rdma_device": n.rdma_device,
-                      "pcie_switch": n.pcie_switch, "numa": n.numa, "table": n.table,
-                      "rule_priority": n.rule_priority, "mtu": i.mtu, "addresses": _addresses(i),
-                      "gateway4": i.peer_ipv4, "gateway6": i.peer_ipv6, "switch": i.peer,
-                      "switch_port": i.peer_port})
+        rail: Vars = {"name": n.name, "rail": n.rail, "gpu": n.gpu, "rdma_device": n.rdma_device,
+                      "pcie_switch": n.pcie_switch, "numa": n.numa, "mtu": i.mtu, "switch": i.peer,
+                      "switch_port": i.peer_port}
+        if i.kind != "host-leaf":       # an Ethernet rail: its addresses and source routing (an HCA has a LID)
+            rail.update(table=n.table, rule_priority=n.rule_priority, addresses=_addresses(i),
+                        gateway4=i.peer_ipv4, gateway6=i.peer_ipv6)
+        rails.append(rail)
     own = {**_placement(device, "gpu"), "teton_rails": rails, "teton_socket_ifnames": list(plan.socket_ifnames)}
-    shared: Vars = {"teton_supernets": [*plan.supernets4, *plan.supernets6],
-                    "teton_network": {"renderer": s.renderer, "lldp": s.lldp},
+    shared: Vars = {"teton_network": {"renderer": s.renderer, "lldp": s.lldp},
                     "teton_nccl": nccl_vars(s, device), "teton_storage_mounts": mounts_vars(s)}
+    if plan.supernets4 or plan.supernets6:
+        shared["teton_supernets"] = [*plan.supernets4, *plan.supernets6]
     if device.qos is not None:
         shared["teton_qos"] = qos_vars(device.qos, s.nccl.roce_tos)
     return own, shared
@@ -147,4 +158,5 @@ _MISSING = object()
 
 
 def all_vars(fabric: Fabric, s: HostSettings) -> Vars:
-    return {"teton_cluster": fabric.name, "teton_scheduler": scheduler_vars(s), "teton_slurm_files": SLURM_FILES}
+    return {"teton_cluster": fabric.name, "teton_backend": fabric.backend, "teton_scheduler": scheduler_vars(s),
+            "teton_slurm_files": SLURM_FILES}

@@ -4,7 +4,9 @@
   features; the scheduler settings (controller, ports, CPU layout, health check) are the Fabric's host settings.
 - gres.conf: each GPU with the cores of the CPU socket its PCIe switch hangs off (the Fabric's GPU-NIC pairing).
 - topology.conf: the tree rack switch (RTSW) -> zone -> cluster, each switch and node exactly once, names spelled
-  out (slurmctld refuses hostlist expressions in `Switches=`).
+  out (slurmctld refuses hostlist expressions in `Switches=`).  An InfiniBand SU is rail-optimized: each of its
+  leaves reaches every node of the SU, so no leaf is one node's own; the SU's leaves form one logical switch (the
+  zone, its nodes) under the cluster (its spines and cores), which is what the scheduler needs to keep a job in one SU.
 
 Slurm itself is the validator: tests/hosts/test_slurm.py starts Debian's slurmctld on these files.
 """
@@ -51,7 +53,8 @@ def _node(device: Device, cores_per_socket: int) -> dict[str, Any]:
 
 
 def topology(fabric: Fabric) -> tuple[list[dict[str, Any]], list[dict[str, Any]], str]:
-    """(rack switches with their hosts, zones with their rack switches, the top switch's name)."""
+    """(leaf switches with their nodes, zones with their leaf switches, the top switch's name): RoCE RTSWs in their
+    zones; for InfiniBand, one leaf per SU (its rail leaves, which all reach the same nodes) and no zone tier."""
     racks: list[dict[str, Any]] = []
     zones: dict[int, list[str]] = {}
     for sw in fabric.by_role("rtsw"):
@@ -61,7 +64,13 @@ def topology(fabric: Fabric) -> tuple[list[dict[str, Any]], list[dict[str, Any]]
         racks.append({"name": sw.name, "nodes": nodes})
         zones.setdefault(sw.zone or 0, []).append(sw.name)
     zone_list = [{"name": f"z{z:02d}", "switches": names} for z, names in sorted(zones.items())]
-    taken = {z["name"] for z in zone_list} | set(fabric.devices)
+    if fabric.backend == "infiniband":
+        sus: dict[int, list[str]] = {}
+        for d in fabric.by_role("host"):
+            sus.setdefault(d.zone or 0, []).append(d.name)
+        racks = [{"name": f"z{z:02d}", "nodes": nodes} for z, nodes in sorted(sus.items())]
+        zone_list = []
+    taken = {z["name"] for z in zone_list} | {r["name"] for r in racks} | set(fabric.devices)
     top = fabric.name if fabric.name not in taken else f"{fabric.name}-cluster"
     return racks, zone_list, top
 
