@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import pytest
+
+from teton.findings import TetonError
 from teton.targets.frr import render_frr
 from teton.twin.artifacts import twin_plan
 from teton.twin.expect import EcmpModel, Failures, expected_sessions
@@ -54,3 +57,9 @@ def test_ecmp_model_matches_the_design_and_narrows_under_failures(lab_fabric):
     m = EcmpModel(lab_fabric, set(), {cut})
     assert m.next_hops("z01-ctsw01", "z01-r002-rtsw") == 0         # BGP drops the detour through its own zone ASN
     assert m.next_hops("z01-r001-rtsw", "z01-r002-rtsw") == 3
+
+
+def test_an_infiniband_build_is_refused_with_a_pointer_to_the_simulator(lab_ib_build):
+    with pytest.raises(TetonError, match=r"'lab-ib' has an infiniband backend; the twin runs a routed Ethernet "
+                                         r"backend in FRR.*ibsim.*OpenSM.*teton ib verify"):
+        twin_plan(lab_ib_build)

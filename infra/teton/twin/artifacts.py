@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from teton.fabric.model import Fabric
-from teton.findings import Finding, SpecError
+from teton.findings import Finding, SpecError, TetonError
 from teton.targets import BuildFiles, DeviceView, RenderContext
 from teton.targets.frr import render_frr
 from teton.twin.plan import TwinInterface, TwinLink, TwinNode, TwinPlan
@@ -81,6 +81,10 @@ def twin_plan(build: Path, name: str | None = None) -> TwinSource:
     """The backend fabric of the build folder `build` as a twin plan (named after the cluster unless `name`)."""
     source = BuildFiles(Path(build))
     fabric = load_build_fabric(source)
+    if fabric.backend != "roce":
+        raise TetonError(f"cluster {fabric.name!r} has an {fabric.backend} backend; the twin runs a routed "
+                         "Ethernet backend in FRR.  An InfiniBand fabric is simulated by ibsim and routed by a real "
+                         "OpenSM (tests/ib/test_opensm_sim.py), and checked with `teton ib verify`")
     views, problems = read_views(source, fabric, RenderContext(validate=False), vendor=False)
     if problems:
         raise SpecError(problems)

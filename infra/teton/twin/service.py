@@ -110,11 +110,15 @@ def up(which: str, secrets: Mapping[str, str] | None = None) -> dict[str, Any]:
     shutil.rmtree(root, ignore_errors=True)
     _prepare_state(root)
     t0 = time.monotonic()
-    if from_build:
-        shutil.copytree(source, root / "build", symlinks=False)
-    else:
-        build_spec(which, root / "build")
-    plan = twin_plan(root / "build", name)
+    try:
+        if from_build:
+            shutil.copytree(source, root / "build", symlinks=False)
+        else:
+            build_spec(which, root / "build")
+        plan = twin_plan(root / "build", name)
+    except BaseException:
+        shutil.rmtree(root, ignore_errors=True)
+        raise
     if secrets is not None:
         plan.plan = _with_secrets(plan.plan, secrets)
     t_render = time.monotonic() - t0
