@@ -44,8 +44,10 @@ def _json(data: Any) -> str:
     return json.dumps(data, sort_keys=True, indent=1) + "\n"
 
 
-def _yaml(data: Any) -> str:
-    return HEADER + yaml.dump(data, Dumper=_Dumper, sort_keys=True, default_flow_style=None, width=120)
+def _yaml(data: Any, flow: bool | None = None) -> str:
+    """YAML with flow-style leaves (None) or, for the inventory, one host per line (False): a host added or removed
+    is one line of a review diff, not a reflowed paragraph."""
+    return HEADER + yaml.dump(data, Dumper=_Dumper, sort_keys=True, default_flow_style=flow, width=120)
 
 
 @cache
@@ -213,7 +215,7 @@ class AnsibleTarget(Target):
             if problems:
                 raise SpecError(problems)
         files = {rel: _yaml(data) if rel.endswith(".yml") else _json(data) for rel, data in docs.files.items()}
-        files[INVENTORY] = _yaml(docs.inventory())
+        files[INVENTORY] = _yaml(docs.inventory(), flow=False)
         return files
 
     def read_back(self, source: BuildFiles, fabric: Fabric, ctx: RenderContext,

@@ -1,4 +1,9 @@
-"""cabling.csv: the cable run list, one row per link, both ends with device, port, rack and rack unit."""
+"""cabling.csv: the cable run list, one row per link, both ends with device, port, rack and rack unit.
+
+A cable's id is its rack's name and its place among that rack's cables (`z01-r001-0007`): short enough for a label,
+unique, and stable under changes elsewhere: adding or removing a rack, a host or a zone renumbers no cable of another
+rack, so a pull request's cabling diff shows the cables that change, not every row after them.
+"""
 
 from __future__ import annotations
 
@@ -21,10 +26,12 @@ class CablingTarget(Target):
         w = csv.writer(buf, lineterminator="\n")
         w.writerow(COLUMNS)
         devices = fabric.devices
-        for n, link in enumerate(fabric.links, start=1):
+        per_rack: dict[str, int] = {}
+        for link in fabric.links:
             a, b = devices[link.a.device], devices[link.b.device]
             optic = "" if link.medium in ("dac", "aoc") else f"{link.speed_gbps}G-{link.medium}"
-            w.writerow((f"C{n:06d}", link.kind, a.name, link.a.port, a.rack, a.ru, b.name, link.b.port, b.rack, b.ru,
+            n = per_rack[link.rack] = per_rack.get(link.rack, 0) + 1
+            w.writerow((f"{link.rack}-{n:04d}", link.kind, a.name, link.a.port, a.rack, a.ru, b.name, link.b.port, b.rack, b.ru,
                         link.speed_gbps, link.medium, optic, "" if link.zone is None else link.zone, link.rack))
         return {"cabling.csv": buf.getvalue()}
 
