@@ -31,8 +31,9 @@ class CablingTarget(Target):
             a, b = devices[link.a.device], devices[link.b.device]
             optic = "" if link.medium in ("dac", "aoc") else f"{link.speed_gbps}G-{link.medium}"
             n = per_rack[link.rack] = per_rack.get(link.rack, 0) + 1
-            w.writerow((f"{link.rack}-{n:04d}", link.kind, a.name, link.a.port, a.rack, a.ru, b.name, link.b.port, b.rack, b.ru,
-                        link.speed_gbps, link.medium, optic, "" if link.zone is None else link.zone, link.rack))
+            w.writerow((f"{link.rack}-{n:04d}", link.kind, a.name, link.a.port, a.rack, a.ru, b.name, link.b.port,
+                        b.rack, b.ru, link.speed_gbps, link.medium, optic, "" if link.zone is None else link.zone,
+                        link.rack))
         return {"cabling.csv": buf.getvalue()}
 
 
