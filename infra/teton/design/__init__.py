@@ -12,9 +12,8 @@ from pathlib import Path
 from types import MappingProxyType
 
 from teton.catalogue import catalogue_for
-from teton.catalogue.ports import port_map
 from teton.design.buffers import BufferCache, buffers
-from teton.design.draft import Draft, DraftFabric
+from teton.design.draft import DraftFabric
 from teton.design.frontend import design_frontend
 from teton.design.hostplan import gpu_host_plan, host_settings, storage_plan
 from teton.design.infiniband import design_infiniband
@@ -50,7 +49,7 @@ def _freeze(cluster: Cluster, draft: DraftFabric) -> Fabric:
     backend_qos = qos(be.qos)
     backend_policy = policy(be)
     mgmt = management(cluster)
-    topology = {n: _device(draft.devices[n], draft) for n in sorted(draft.devices)}
+    topology = draft.frozen()
     limits = maximum_prefixes(topology.values())
     drained = set(be.drain)
     cache: BufferCache = {}
@@ -73,12 +72,3 @@ def _freeze(cluster: Cluster, draft: DraftFabric) -> Fabric:
                   targets=MappingProxyType(dict(draft.targets)),
                   duplicate_names=tuple(draft.duplicate_names),
                   hosts=host_settings(cluster, devices, backend_qos))
-
-
-def _device(d: Draft, draft: DraftFabric) -> Device:
-    model = draft.models.get(d.model)
-    return Device(d.name, d.role, d.model, d.nos, d.zone, d.rack, d.ru, d.height_ru, d.plane, d.asn, d.loopback4,
-                  d.loopback6, d.router_id, d.mgmt, tuple(d.prefixes4), tuple(d.prefixes6), d.power_w,
-                  tuple(d.interfaces), port_map(model) if model is not None and d.nos is not None else (),
-                  MappingProxyType(d.attrs))
-

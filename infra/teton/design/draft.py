@@ -6,9 +6,11 @@ Only the designers see drafts; `teton.design.design` turns them into the frozen 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
-from teton.fabric.model import Interface, Link, Plane
+from teton.catalogue.ports import port_map
+from teton.fabric.model import Device, Interface, Link, Plane
 from teton.spec.model import SwitchModel
 
 
@@ -57,3 +59,17 @@ class DraftFabric:
 
     def by_role(self, role: str) -> list[Draft]:
         return [d for d in self.devices.values() if d.role == role]
+
+    def frozen(self) -> dict[str, Device]:
+        """Every device as the Fabric's frozen record, by name (sorted), before the intents are attached: switches
+        get their model's full port map."""
+        out: dict[str, Device] = {}
+        for name in sorted(self.devices):
+            d = self.devices[name]
+            model = self.models.get(d.model)
+            out[name] = Device(d.name, d.role, d.model, d.nos, d.zone, d.rack, d.ru, d.height_ru, d.plane, d.asn,
+                               d.loopback4, d.loopback6, d.router_id, d.mgmt, tuple(d.prefixes4), tuple(d.prefixes6),
+                               d.power_w, tuple(d.interfaces),
+                               port_map(model) if model is not None and d.nos is not None else (),
+                               MappingProxyType(d.attrs))
+        return out

@@ -23,7 +23,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from types import MappingProxyType
 
-from teton.catalogue.ports import port_map
 from teton.design.builder import Ports, wire
 from teton.design.draft import Draft, DraftFabric
 from teton.design.frontend import design_frontend
@@ -301,17 +300,9 @@ def _place(rack: str, index: int, model: SwitchModel) -> tuple[str, int]:
     return rack, 1 + (index % PER_NETWORK_RACK) * model.height_ru
 
 
-def _device(d: Draft, draft: DraftFabric) -> Device:
-    model = draft.models.get(d.model)
-    return Device(d.name, d.role, d.model, d.nos, d.zone, d.rack, d.ru, d.height_ru, d.plane, d.asn, d.loopback4,
-                  d.loopback6, d.router_id, d.mgmt, tuple(d.prefixes4), tuple(d.prefixes6), d.power_w,
-                  tuple(d.interfaces), port_map(model) if model is not None and d.nos is not None else (),
-                  MappingProxyType(d.attrs))
-
-
 def _freeze(cluster: Cluster, draft: DraftFabric, shape: IbShape) -> Fabric:
     mgmt = management(cluster)
-    topology = {n: _device(draft.devices[n], draft) for n in sorted(draft.devices)}
+    topology = draft.frozen()
     limits = maximum_prefixes(topology.values())
     sm = subnet_manager(cluster, root_names(shape), hca_names(cluster))
     devices: dict[str, Device] = {}

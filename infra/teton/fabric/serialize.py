@@ -14,17 +14,15 @@ the design wired them).  A device's full port map comes from its model, which is
 
 from __future__ import annotations
 
-import dataclasses
 import json
-import types
 import typing
 from collections.abc import Mapping
-from functools import cache
 from types import MappingProxyType
 from typing import Any, TypeVar
 
 from teton.catalogue.ports import port_map
-from teton.fabric import intent, subnet
+from teton.fabric import subnet
+from teton.fabric.codec import from_json, to_json
 from teton.fabric.hostplan_json import dump_hosts, load_hosts
 from teton.fabric.intent import Buffers, Management, Qos, Routing, SwitchPolicy
 from teton.fabric.model import Device, End, Fabric, Interface, Link
@@ -41,44 +39,11 @@ class FabricFormatError(ValueError):
 
 
 # ----------------------------------------------------------------------------------------------------------- intents
-# Intents are frozen dataclasses and NamedTuples of plain values: written generically (a dataclass as an object of its
-# fields, a NamedTuple or tuple as a list) and read back by their type hints, so a new intent field needs no code here.
-
-
-def _to_json(x: Any) -> Any:
-    if dataclasses.is_dataclass(x) and not isinstance(x, type):
-        return {f.name: _to_json(getattr(x, f.name)) for f in dataclasses.fields(x)}
-    if isinstance(x, tuple):
-        return [_to_json(v) for v in x]
-    return x
-
-
-@cache
-def _hints(cls: type) -> dict[str, Any]:
-    return typing.get_type_hints(cls, vars(intent))
-
-
-def _from_json(tp: Any, data: Any) -> Any:
-    origin, args = typing.get_origin(tp), typing.get_args(tp)
-    if origin in (typing.Union, types.UnionType):
-        if data is None:
-            return None
-        return _from_json(next(a for a in args if a is not type(None)), data)
-    if origin is tuple:
-        if len(args) == 2 and args[1] is Ellipsis:
-            return tuple(_from_json(args[0], v) for v in data)
-        return tuple(_from_json(a, v) for a, v in zip(args, data, strict=True))
-    if isinstance(tp, type) and issubclass(tp, tuple) and hasattr(tp, "_fields"):   # a NamedTuple
-        hints = _hints(tp)
-        return tp(*(_from_json(hints[f], v) for f, v in zip(tp._fields, data, strict=True)))
-    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
-        hints = _hints(tp)
-        return tp(**{f.name: _from_json(hints[f.name], data[f.name]) for f in dataclasses.fields(tp)})
-    return data
+# Intents go through the generic codec (`teton.fabric.codec`): a new intent field needs no code here.
 
 
 def _intent(cls: type[T], data: Any) -> T | None:
-    return None if data is None else typing.cast(T, _from_json(cls, data))
+    return None if data is None else typing.cast(T, from_json(cls, data))
 
 
 # ----------------------------------------------------------------------------------------------------------- writing
@@ -94,7 +59,7 @@ def _device(d: Device, buffers: dict[int, int]) -> dict[str, Any]:
 
 
 def _routing(name: str, r: Routing) -> dict[str, Any]:
-    return {"device": name, **_to_json(r)}
+    return {"device": name, **to_json(r)}
 
 
 def _end(e: End, ordinal: int) -> dict[str, Any]:
@@ -116,9 +81,9 @@ def dump_fabric(f: Fabric) -> str:
             ids[id(d.buffers)] = len(shared)
             shared.append(d.buffers)
     head = {"cluster": f.name, "site": f.site, "backend": f.backend, "format": FORMAT,
-            "oversubscription_targets": dict(f.targets), "qos": _to_json(f.qos),
-            "management": _to_json(f.management), "policy": _to_json(f.policy),
-            "buffers": [_to_json(b) for b in shared],
+            "oversubscription_targets": dict(f.targets), "qos": to_json(f.qos),
+            "management": to_json(f.management), "policy": to_json(f.policy),
+            "buffers": [to_json(b) for b in shared],
             "models": {n: m.model_dump(mode="json") for n, m in sorted(f.models.items())},
             "duplicate_names": list(f.duplicate_names)}
     if f.subnet_manager is not None:   # InfiniBand only, so a RoCE fabric.json is as it was
@@ -159,11 +124,11 @@ def load_fabric(text: str) -> Fabric:
         qos = _intent(Qos, head["qos"])
         mgmt = _intent(Management, head["management"])
         policy = _intent(SwitchPolicy, head["policy"])
-        shared = [_from_json(Buffers, b) for b in head["buffers"]]
+        shared = [from_json(Buffers, b) for b in head["buffers"]]
         routing: dict[str, Routing] = {}
         for k, r in enumerate(data["routing"]):
             where = f"routing[{k}]"
-            routing[r["device"]] = _from_json(Routing, r)
+            routing[r["device"]] = from_json(Routing, r)
         interfaces: dict[str, list[Interface]] = {}
         links: list[Link] = []
         for k, x in enumerate(data["links"]):

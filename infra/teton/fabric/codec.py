@@ -1,0 +1,46 @@
+"""The generic JSON codec of the Fabric's intents (fabric.json's intent and host sections).
+
+Intents are frozen dataclasses and NamedTuples of plain values: written as an object of its fields (a dataclass) or a
+list (a NamedTuple or tuple), and read back by their type hints, so a new intent field needs no code anywhere.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from functools import cache
+from typing import Any
+
+
+def to_json(x: Any) -> Any:
+    if dataclasses.is_dataclass(x) and not isinstance(x, type):
+        return {f.name: to_json(getattr(x, f.name)) for f in dataclasses.fields(x)}
+    if isinstance(x, tuple):
+        return [to_json(v) for v in x]
+    return x
+
+
+@cache
+def _hints(cls: type) -> dict[str, Any]:
+    return typing.get_type_hints(cls)        # resolved in the class's own module
+
+
+def from_json(tp: Any, data: Any) -> Any:
+    """`data` (what `to_json` wrote) as an instance of type `tp`."""
+    origin, args = typing.get_origin(tp), typing.get_args(tp)
+    if origin in (typing.Union, types.UnionType):
+        if data is None:
+            return None
+        return from_json(next(a for a in args if a is not type(None)), data)
+    if origin is tuple:
+        if len(args) == 2 and args[1] is Ellipsis:
+            return tuple(from_json(args[0], v) for v in data)
+        return tuple(from_json(a, v) for a, v in zip(args, data, strict=True))
+    if isinstance(tp, type) and issubclass(tp, tuple) and hasattr(tp, "_fields"):   # a NamedTuple
+        hints = _hints(tp)
+        return tp(*(from_json(hints[f], v) for f, v in zip(tp._fields, data, strict=True)))
+    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
+        hints = _hints(tp)
+        return tp(**{f.name: from_json(hints[f.name], data[f.name]) for f in dataclasses.fields(tp)})
+    return data
