@@ -18,16 +18,14 @@ from __future__ import annotations
 import os
 import runpy
 import sys
-import threading
-from concurrent import futures
 from pathlib import Path
 from typing import Any
 
-import grpc
 from pulumi.automation._server import LanguageServer
 from pulumi.runtime.proto import language_pb2, language_pb2_grpc, plugin_pb2
 
-MAX_MESSAGE = 1 << 30      # a program's resources may carry a device's whole config: no 4 MB gRPC limit
+from teton.deploy.plugin import serve_plugin
+
 SDK_VERSION = "3.272.0"    # the pinned SDK whose servicer this host serves (pyproject.toml)
 
 
@@ -77,19 +75,8 @@ class ProgramHost(LanguageServer):
 def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
     engine_address = args[-1] if args and not args[-1].startswith("-") else ""   # always the last argument
-    server = grpc.server(futures.ThreadPoolExecutor(max_workers=4),
-                         options=[("grpc.max_receive_message_length", MAX_MESSAGE),
-                                  ("grpc.max_send_message_length", MAX_MESSAGE)])
-    language_pb2_grpc.add_LanguageRuntimeServicer_to_server(ProgramHost(engine_address), server)
-    port = server.add_insecure_port("127.0.0.1:0")
-    server.start()
-    sys.stdout.write(f"{port}\n")
-    sys.stdout.flush()
-    try:
-        threading.Event().wait()
-    except KeyboardInterrupt:          # the engine interrupts its plugins when it is done
-        server.stop(0)
-
+    serve_plugin(lambda server: language_pb2_grpc.add_LanguageRuntimeServicer_to_server(ProgramHost(engine_address),
+                                                                                     server), threads=4)
 
 if __name__ == "__main__":
     main()

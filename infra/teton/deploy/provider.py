@@ -30,12 +30,10 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import sys
 import threading
 import traceback
 from collections import defaultdict
 from collections.abc import Callable
-from concurrent import futures
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +43,7 @@ from google.protobuf.json_format import MessageToDict
 from pulumi.runtime.proto import plugin_pb2, provider_pb2, provider_pb2_grpc
 
 from teton.deploy.hosts import HostRack, host_transport
+from teton.deploy.plugin import serve_plugin
 from teton.deploy.program import PLAYBOOKS
 from teton.deploy.push import resolve_files
 from teton.deploy.transports import (
@@ -64,7 +63,6 @@ SWITCH = "teton:index:Switch"
 HOST_RACK = "teton:index:HostRack"
 GATE = "teton:index:Gate"
 SUBNET_MANAGER = "teton:index:SubnetManager"
-MAX_MESSAGE = 1 << 30
 DIFFED = {SWITCH: ("files", "nos", "transport", "twin", "mgmt"),
           HOST_RACK: ("files", "hosts", "transport", "twin", "playbooks"),
           GATE: ("digest", "devices", "transport", "twin"),
@@ -375,19 +373,8 @@ def _struct(d: dict[str, Any]) -> struct_pb2.Struct:
 
 def serve() -> None:
     """Run as the engine's plugin: print the port on the first line of stdout, serve until killed."""
-    server = grpc.server(futures.ThreadPoolExecutor(max_workers=int(os.environ.get("TETON_PROVIDER_THREADS", 16))),
-                         options=[("grpc.max_receive_message_length", MAX_MESSAGE),
-                                  ("grpc.max_send_message_length", MAX_MESSAGE)])
-    provider_pb2_grpc.add_ResourceProviderServicer_to_server(Provider(), server)
-    port = server.add_insecure_port("127.0.0.1:0")
-    server.start()
-    sys.stdout.write(f"{port}\n")
-    sys.stdout.flush()
-    try:
-        threading.Event().wait()
-    except KeyboardInterrupt:          # the engine interrupts its plugins when it is done
-        server.stop(0)
-
+    serve_plugin(lambda server: provider_pb2_grpc.add_ResourceProviderServicer_to_server(Provider(), server),
+                 threads=int(os.environ.get("TETON_PROVIDER_THREADS", 16)))
 
 if __name__ == "__main__":
     serve()
