@@ -141,7 +141,7 @@ class FakeGitHub(BaseHTTPRequestHandler):
         self._reply(200, self.comments[0])
 
     def log_message(self, *args: object) -> None:
-        pass
+        """Quiet: the test reads the calls, not a log."""
 
 
 def test_post_pr_comment_creates_the_comment_once_then_updates_it(tmp_path):

@@ -23,7 +23,7 @@ _count = itertools.count()
 
 
 class SimulatorError(RuntimeError):
-    pass
+    """ibsim or OpenSM did not start, or did not answer."""
 
 
 class Simulator:
