@@ -21,8 +21,8 @@ class RailNic(NamedTuple):
     rdma_device: str           # e.g. mlx5_0
     pcie_switch: int           # PCIe switch holding the NIC and its GPU
     numa: int                  # CPU socket the PCIe switch hangs off
-    table: int                 # routing table of this NIC's source address
-    rule_priority: int         # priority of the rule "from <address> lookup <table>"
+    table: int                 # routing table of this NIC's source address (0: an InfiniBand HCA, no address)
+    rule_priority: int         # priority of the rule "from <address> lookup <table>" (0: none)
 
 
 @dataclass(frozen=True, slots=True)
