@@ -319,7 +319,8 @@ class Provider(provider_pb2_grpc.ResourceProviderServicer):
                 _rollback(transport, device, snapshot)
             names = ", ".join(d.name for d, _, _ in pushed) or "none"
             raise TetonError(f"gate after wave {props.get('name', wave)} failed: {'; '.join(problems[:5])}; rolled "
-                             f"back what this run pushed in that wave ({names}); `pulumi refresh` records it")
+                             f"back what this run pushed in that wave ({names}); the stack still records them as "
+                             "updated: run `pulumi refresh` (or `pulumi up --refresh`) before the next update")
         return {"checked": len(props.get("devices") or [])}
 
     def _subnet_manager(self, props: dict[str, Any]) -> dict[str, Any]:
