@@ -77,7 +77,7 @@ def _slurmctld(build: Path):
         for k, value in over.items():
             conf, n = re.subn(rf"^{k}=.*$", f"{k}={value}", conf, flags=re.M)
             assert n == 1, k
-        conf = re.sub(r"NodeAddr=\S+", "NodeAddr=127.0.0.1", conf)
+        conf = re.sub(r"^(NodeName=\S+)(?: NodeAddr=\S+)?", r"\1 NodeAddr=127.0.0.1", conf, flags=re.M)
         conf += f"AuthInfo=socket={sock}\n"
         (etc / "slurm.conf").write_text(conf)
         environ = {**os.environ, "SLURM_CONF": str(etc / "slurm.conf")}
@@ -172,3 +172,22 @@ def test_infiniband_topology_is_one_switch_per_scalable_unit_under_the_cluster(l
     assert sorted(nodes) == sorted(d.name for d in hosts) and len(nodes) == len(set(nodes))
     assert children["lab-ib"] == ["z01", "z02"]
     assert sinfo.count("gpu:h100:8") == len(hosts)
+
+
+def test_a_three_level_infiniband_fabric_puts_each_scalable_unit_in_its_pod(tmp_path):
+    """Three levels: an SU's leaves reach its pod's spine groups, so the tree is SU -> pod -> cluster."""
+    from tests.ib.test_design import _three_levels
+    from teton.build import build_fabric
+    from teton.design import design
+
+    fabric = design(_three_levels())
+    build = build_fabric(fabric, tmp_path / "lab-ib3").path
+    pods: dict[str, set[str]] = {}
+    for leaf in fabric.by_role("leaf"):
+        pods.setdefault(f"p{leaf.attrs['pod']:02d}", set()).add(f"z{leaf.zone:02d}")
+    assert len(pods) > 1
+    with _slurmctld(build) as (env, _):
+        switches, nodes, children = _topology(env)
+    assert dict(switches) == {**{z: 0 for zs in pods.values() for z in zs}, **dict.fromkeys(pods, 1), "lab-ib3": 2}
+    assert {p: set(children[p]) for p in pods} == pods and children["lab-ib3"] == sorted(pods)
+    assert sorted(nodes) == sorted(d.name for d in fabric.by_role("host")) and len(nodes) == len(set(nodes))

@@ -6,7 +6,8 @@
 - topology.conf: the tree rack switch (RTSW) -> zone -> cluster, each switch and node exactly once, names spelled
   out (slurmctld refuses hostlist expressions in `Switches=`).  An InfiniBand SU is rail-optimized: each of its
   leaves reaches every node of the SU, so no leaf is one node's own; the SU's leaves form one logical switch (the
-  zone, its nodes) under the cluster (its spines and cores), which is what the scheduler needs to keep a job in one SU.
+  zone, its nodes), under its pod (`pNN`: the SUs that share a pod's spine groups, in a three-level fabric), under
+  the cluster: what the scheduler needs to keep a job in one SU, else in one pod.
 
 Slurm itself is the validator: tests/hosts/test_slurm.py starts Debian's slurmctld on these files.
 """
@@ -21,6 +22,17 @@ from teton.targets.base import Files, RenderContext, Target
 from teton.targets.templates import render_template
 
 DIR = "slurm"
+_NAMES = "Every switch and node once; names spelled out (slurmctld refuses hostlists here)."
+TREES = {   # the head of topology.conf: (backend, with a middle tier) -> what the tree is
+    ("roce", True): f"rack switch (RTSW) -> zone (its CTSW\n# planes) -> cluster (the ATSWs).  {_NAMES}",
+    ("roce", False): f"rack switch (RTSW) -> cluster.\n# {_NAMES}",
+    ("infiniband", False): "scalable unit (its rail-optimized\n# InfiniBand leaves, each reaching every node of the "
+                           "SU) -> cluster (the spines and cores).  Every switch and node\n# once; names spelled out "
+                           "(slurmctld refuses hostlists here).",
+    ("infiniband", True): "scalable unit (its rail-optimized\n# InfiniBand leaves, each reaching every node of the "
+                          "SU) -> pod (the SUs sharing its spine groups) ->\n# cluster (the cores).  "
+                          f"{_NAMES}",
+}
 
 
 def gpu_type(device: Device) -> str:
@@ -54,7 +66,8 @@ def _node(device: Device, cores_per_socket: int) -> dict[str, Any]:
 
 def topology(fabric: Fabric) -> tuple[list[dict[str, Any]], list[dict[str, Any]], str]:
     """(leaf switches with their nodes, zones with their leaf switches, the top switch's name): RoCE RTSWs in their
-    zones; for InfiniBand, one leaf per SU (its rail leaves, which all reach the same nodes) and no zone tier."""
+    zones; for InfiniBand, one leaf per SU (its rail leaves, which all reach the same nodes) in its pod when the fabric
+    has three levels."""
     racks: list[dict[str, Any]] = []
     zones: dict[int, list[str]] = {}
     for sw in fabric.by_role("rtsw"):
@@ -69,7 +82,12 @@ def topology(fabric: Fabric) -> tuple[list[dict[str, Any]], list[dict[str, Any]]
         for d in fabric.by_role("host"):
             sus.setdefault(d.zone or 0, []).append(d.name)
         racks = [{"name": f"z{z:02d}", "nodes": nodes} for z, nodes in sorted(sus.items())]
-        zone_list = []
+        pods: dict[int, dict[str, None]] = {}
+        if fabric.by_role("core"):       # three levels: the SUs of a pod share its spine groups
+            for leaf in fabric.by_role("leaf"):
+                pods.setdefault(int(leaf.attrs.get("pod", 1)), {})[f"z{leaf.zone or 0:02d}"] = None
+        zone_list = [{"name": f"p{p:02d}", "switches": [s for s in sorted(names) if s in {r["name"] for r in racks}]}
+                     for p, names in sorted(pods.items())]
     taken = {z["name"] for z in zone_list} | {r["name"] for r in racks} | set(fabric.devices)
     top = fabric.name if fabric.name not in taken else f"{fabric.name}-cluster"
     return racks, zone_list, top
@@ -91,7 +109,7 @@ class SlurmTarget(Target):
             f"{DIR}/slurm.conf": render_template("slurm/slurm.conf.j2", s=s, nodes=nodes),
             f"{DIR}/gres.conf": render_template("slurm/gres.conf.j2", cluster=s.cluster, nodes=nodes),
             f"{DIR}/topology.conf": render_template("slurm/topology.conf.j2", cluster=s.cluster, racks=racks,
-                                                    zones=zones, top=top),
+                                                    zones=zones, top=top, tree=TREES[fabric.backend, bool(zones)]),
         }
 
 
