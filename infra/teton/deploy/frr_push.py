@@ -100,7 +100,7 @@ def running_config(vty_dir: Path, timeout: float = 20.0) -> str:
     res = _run(["vtysh", "--vty_socket", str(vty_dir), "-c", "show running-config"], timeout)
     if res.returncode != 0 or "end" not in res.stdout:
         raise PushError(f"cannot read the running config from {vty_dir}: rc {res.returncode}: "
-                        f"{(res.stderr or res.stdout).strip()[:300]}")
+                        f"{res.stderr.strip()[:300] or 'no end of config in its output'}", res.stdout)
     return strip_header(res.stdout)
 
 

@@ -44,8 +44,9 @@ from pulumi.runtime.proto import plugin_pb2, provider_pb2, provider_pb2_grpc
 
 from teton.deploy.hosts import HostRack, host_transport
 from teton.deploy.plugin import serve_plugin
-from teton.deploy.program import PLAYBOOKS
+from teton.deploy.program import GATE, HOST_RACK, PLAYBOOKS, SUBNET_MANAGER, SWITCH
 from teton.deploy.push import resolve_files
+from teton.deploy.registrar import to_struct
 from teton.deploy.transports import (
     Device,
     EosTransport,
@@ -59,10 +60,6 @@ from teton.fabric.serialize import load_fabric
 from teton.findings import TetonError
 
 VERSION = "0.1.0"
-SWITCH = "teton:index:Switch"
-HOST_RACK = "teton:index:HostRack"
-GATE = "teton:index:Gate"
-SUBNET_MANAGER = "teton:index:SubnetManager"
 DIFFED = {SWITCH: ("files", "nos", "transport", "twin", "mgmt"),
           HOST_RACK: ("files", "hosts", "transport", "twin", "playbooks"),
           GATE: ("digest", "devices", "transport", "twin"),
@@ -174,7 +171,7 @@ class Provider(provider_pb2_grpc.ResourceProviderServicer):
         if request.preview:
             return provider_pb2.CreateResponse(id=name)
         outputs = self._guard(context, lambda: self._apply(kind, props))
-        return provider_pb2.CreateResponse(id=name, properties=_struct(outputs))
+        return provider_pb2.CreateResponse(id=name, properties=to_struct(outputs))
 
     def Update(self, request: Any, context: Any) -> Any:  # noqa: N802
         kind = request.type or _type_of(request.urn)
@@ -182,7 +179,7 @@ class Provider(provider_pb2_grpc.ResourceProviderServicer):
         if request.preview:
             return provider_pb2.UpdateResponse(properties=request.olds)
         outputs = self._guard(context, lambda: self._apply(kind, news))
-        return provider_pb2.UpdateResponse(properties=_struct(outputs))
+        return provider_pb2.UpdateResponse(properties=to_struct(outputs))
 
     def Read(self, request: Any, context: Any) -> Any:  # noqa: N802
         kind = request.type or _type_of(request.urn)
@@ -191,7 +188,7 @@ class Provider(provider_pb2_grpc.ResourceProviderServicer):
         if kind == SWITCH and inputs:
             drift = self._guard(context, lambda: self._drift(inputs))
             state = {**state, "drift": drift}
-        return provider_pb2.ReadResponse(id=request.id, properties=_struct(state),
+        return provider_pb2.ReadResponse(id=request.id, properties=to_struct(state),
                                          inputs=request.inputs if request.HasField("inputs") else None)
 
     def Delete(self, request: Any, context: Any) -> Any:  # noqa: N802
@@ -301,6 +298,8 @@ class Provider(provider_pb2_grpc.ResourceProviderServicer):
 
     def _gate(self, props: dict[str, Any]) -> dict[str, Any]:
         wave = int(props.get("wave", 0))
+        with self._lock:    # the wave's snapshots (resolved configs): needed only until its gate has run
+            pushed = list(reversed(self.pushed.pop(wave, [])))
         problems: list[str] = []
         if props.get("transport", "twin") == "twin":
             from teton.twin import service
@@ -313,8 +312,6 @@ class Provider(provider_pb2_grpc.ResourceProviderServicer):
                 d = Device(name, props["nos_of"][name], {}, props["mgmt_of"].get(name), self.fabric(self.build(props)))
                 problems += [f"{name}: {p}" for p in self.transport(props, d.nos).check(d, self.timeout())]
         if problems:
-            with self._lock:
-                pushed = list(reversed(self.pushed.pop(wave, [])))
             for device, transport, snapshot in pushed:
                 _rollback(transport, device, snapshot)
             names = ", ".join(d.name for d, _, _ in pushed) or "none"
@@ -326,8 +323,9 @@ class Provider(provider_pb2_grpc.ResourceProviderServicer):
     def _subnet_manager(self, props: dict[str, Any]) -> dict[str, Any]:
         if props.get("transport") != "live":
             raise TetonError("the twin has no InfiniBand fabric (tests/ib runs OpenSM over ibsim): use target live")
-        files = resolve_files("opensm", dict(props.get("files") or {}), self.secrets())
-        SubnetManagerSsh(self.secrets(), user=self.secrets().get("ssh_user", "admin")).push(
+        secrets = self.secrets()
+        files = resolve_files("opensm", dict(props.get("files") or {}), secrets)
+        SubnetManagerSsh(secrets, user=secrets.get("ssh_user", "admin")).push(
             list(props.get("hosts") or []), str(props.get("config_dir", "/etc/opensm")), files)
         return {"digest": digest(dict(props.get("files") or {}))}
 
@@ -364,12 +362,6 @@ def _type_of(urn: str) -> str:
 
 def _name_of(kind: str, props: dict[str, Any]) -> str:
     return str(props.get("device") or props.get("rack") or props.get("name") or kind)
-
-
-def _struct(d: dict[str, Any]) -> struct_pb2.Struct:
-    s = struct_pb2.Struct()
-    s.update(d)
-    return s
 
 
 def serve() -> None:

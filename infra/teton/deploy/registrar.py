@@ -38,7 +38,6 @@ class Registrar:
     def __init__(self, monitor: Any, workers: int = 32):
         self.monitor = monitor
         self.pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="teton-register")
-        self.registered = 0
 
     async def register(self, type_: str, name: str, parent: str, *, custom: bool,
                        props: dict[str, Any] | None = None, depends_on: Iterable[str] = ()) -> str:
@@ -48,7 +47,6 @@ class Registrar:
             dependencies=list(depends_on), acceptSecrets=True, supportsPartialValues=True,
             supportsResultReporting=True)
         resp = await asyncio.get_running_loop().run_in_executor(self.pool, self.monitor.RegisterResource, req)
-        self.registered += 1
         if getattr(resp, "result", resource_pb2.Result.SUCCESS) == resource_pb2.Result.FAIL:
             raise StepFailed(f"{type_} {name}")
         return str(resp.urn)

@@ -288,7 +288,8 @@ class SubnetManagerSsh:
                                   "sudo systemctl restart opensm"], capture_output=True, text=True, timeout=120,
                                  check=False)
             if res.returncode != 0:
-                raise TetonError(f"{host}: restarting opensm failed (rc {res.returncode}): {res.stderr[-300:]}")
+                raise TetonError(f"{host}: restarting opensm failed (rc {res.returncode}): "
+                                 f"{frr_push.mask(res.stderr, self.secrets.items())[-300:]}")
 
 
 def _designed_sessions(device: Device) -> int:

@@ -69,14 +69,7 @@ def topology(fabric: Fabric) -> tuple[list[dict[str, Any]], list[dict[str, Any]]
     zones; for InfiniBand, one leaf per SU (its rail leaves, which all reach the same nodes) in its pod when the fabric
     has three levels."""
     racks: list[dict[str, Any]] = []
-    zones: dict[int, list[str]] = {}
-    for sw in fabric.by_role("rtsw"):
-        nodes = list(dict.fromkeys(i.peer for i in sw.interfaces if i.kind == "host-rtsw"))
-        if not nodes:
-            continue
-        racks.append({"name": sw.name, "nodes": nodes})
-        zones.setdefault(sw.zone or 0, []).append(sw.name)
-    zone_list = [{"name": f"z{z:02d}", "switches": names} for z, names in sorted(zones.items())]
+    zone_list: list[dict[str, Any]] = []
     if fabric.backend == "infiniband":
         sus: dict[int, list[str]] = {}
         for d in fabric.by_role("host"):
@@ -85,9 +78,18 @@ def topology(fabric: Fabric) -> tuple[list[dict[str, Any]], list[dict[str, Any]]
         pods: dict[int, dict[str, None]] = {}
         if fabric.by_role("core"):       # three levels: the SUs of a pod share its spine groups
             for leaf in fabric.by_role("leaf"):
-                pods.setdefault(int(leaf.attrs.get("pod", 1)), {})[f"z{leaf.zone or 0:02d}"] = None
-        zone_list = [{"name": f"p{p:02d}", "switches": [s for s in sorted(names) if s in {r["name"] for r in racks}]}
-                     for p, names in sorted(pods.items())]
+                if leaf.zone in sus:
+                    pods.setdefault(int(leaf.attrs.get("pod", 1)), {})[f"z{leaf.zone:02d}"] = None
+        zone_list = [{"name": f"p{p:02d}", "switches": sorted(names)} for p, names in sorted(pods.items())]
+    else:
+        zones: dict[int, list[str]] = {}
+        for sw in fabric.by_role("rtsw"):
+            nodes = list(dict.fromkeys(i.peer for i in sw.interfaces if i.kind == "host-rtsw"))
+            if not nodes:
+                continue
+            racks.append({"name": sw.name, "nodes": nodes})
+            zones.setdefault(sw.zone or 0, []).append(sw.name)
+        zone_list = [{"name": f"z{z:02d}", "switches": names} for z, names in sorted(zones.items())]
     taken = {z["name"] for z in zone_list} | {r["name"] for r in racks} | set(fabric.devices)
     top = fabric.name if fabric.name not in taken else f"{fabric.name}-cluster"
     return racks, zone_list, top
