@@ -16,13 +16,16 @@ from teton.design.buffers import BufferCache, buffers
 from teton.design.draft import DraftFabric
 from teton.design.frontend import design_frontend
 from teton.design.hostplan import gpu_host_plan, host_settings, storage_plan
-from teton.design.infiniband import design_infiniband
+from teton.design.infiniband import FRONTEND_BGP, design_infiniband
+from teton.design.infiniband import NOS as SUBNET_MANAGED
 from teton.design.management import assign_management, management
 from teton.design.policy import policy
 from teton.design.qos import qos
 from teton.design.roce import design_roce
 from teton.design.routing import maximum_prefixes, routing
+from teton.fabric.intent import Qos, SwitchPolicy
 from teton.fabric.model import Device, Fabric
+from teton.fabric.subnet import SubnetManager
 from teton.spec.model import Cluster, RoceBackend
 
 __all__ = ["design"]
@@ -34,30 +37,37 @@ def design(cluster: Cluster, spec_dir: Path | None = None) -> Fabric:
     models = catalogue_for(cluster)
     be = cluster.backend
     draft = DraftFabric(cluster.name, cluster.site, be.kind)
+    sm = None
     if isinstance(be, RoceBackend):
         design_roce(cluster, draft, models)
     else:
-        return design_infiniband(cluster, draft, models, spec_dir)
+        sm = design_infiniband(cluster, draft, models, spec_dir)
     design_frontend(cluster, draft, models)
     assign_management(cluster, draft)
-    return _freeze(cluster, draft)
+    return _freeze(cluster, draft, sm)
 
 
-def _freeze(cluster: Cluster, draft: DraftFabric) -> Fabric:
+def _freeze(cluster: Cluster, draft: DraftFabric, sm: SubnetManager | None) -> Fabric:
+    """The drafts frozen with the intents attached.  RoCE: routing, QoS, buffers and policy on the backend switches
+    and the GPU hosts.  InfiniBand (`sm`): its switches are the subnet manager's; the front end routes with the
+    default timers (an InfiniBand spec has no BGP section)."""
     be = cluster.backend
-    assert isinstance(be, RoceBackend)
-    backend_qos = qos(be.qos)
-    backend_policy = policy(be)
+    backend_qos: Qos | None = None
+    backend_policy: SwitchPolicy | None = None
+    bgp, drained = FRONTEND_BGP, set[str]()
+    if isinstance(be, RoceBackend):
+        backend_qos, backend_policy, bgp, drained = qos(be.qos), policy(be), be.bgp, set(be.drain)
     mgmt = management(cluster)
     topology = draft.frozen()
     limits = maximum_prefixes(topology.values())
-    drained = set(be.drain)
     cache: BufferCache = {}
     devices: dict[str, Device] = {}
     for name, d in topology.items():
-        if d.nos is not None:
+        if d.nos == SUBNET_MANAGED:
+            pass
+        elif d.nos is not None:
             backend = d.plane == "backend"
-            d = replace(d, routing=routing(d, topology, be.bgp, limits[d.plane], name in drained),
+            d = replace(d, routing=routing(d, topology, bgp, limits[d.plane], name in drained),
                         qos=backend_qos if backend else None, management=mgmt,
                         buffers=buffers(draft.models[d.model], d.interfaces, cache) if backend else None,
                         policy=backend_policy if backend else None)
@@ -70,5 +80,5 @@ def _freeze(cluster: Cluster, draft: DraftFabric) -> Fabric:
                   links=tuple(draft.links), models=MappingProxyType(dict(sorted(draft.models.items()))),
                   qos=backend_qos, management=mgmt, policy=backend_policy,
                   targets=MappingProxyType(dict(draft.targets)),
-                  duplicate_names=tuple(draft.duplicate_names),
-                  hosts=host_settings(cluster, devices, backend_qos))
+                  duplicate_names=tuple(draft.duplicate_names), subnet_manager=sm,
+                  hosts=host_settings(cluster, devices, backend_qos, sm))

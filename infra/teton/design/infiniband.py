@@ -19,20 +19,15 @@ follow its downlinks (domain-facts section 3).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
-from types import MappingProxyType
 
 from teton.design.builder import Ports, wire
 from teton.design.draft import Draft, DraftFabric
-from teton.design.frontend import design_frontend
 from teton.design.guids import guid_text, hca_node_name, read_guid_map, resolve, synthetic
-from teton.design.hostplan import gpu_host_plan, host_settings, storage_plan
-from teton.design.management import assign_management, management
 from teton.design.naming import core_name, host_name, leaf_name, net_rack_name, rack_name, spine_name
-from teton.design.routing import maximum_prefixes, routing
 from teton.design.subnet import subnet_manager
-from teton.fabric.model import Device, Fabric
+from teton.fabric.subnet import SubnetManager
 from teton.spec.model import Bgp, Cluster, InfinibandBackend, SwitchModel
 
 NOS = "opensm"            # what configures an InfiniBand switch: the subnet manager (its tables, P_Keys, SL2VL)
@@ -192,16 +187,15 @@ def node_names(c: Cluster, shape: IbShape) -> list[str]:
 
 
 def design_infiniband(cluster: Cluster, draft: DraftFabric, models: dict[str, SwitchModel],
-                      spec_dir: Path | None) -> Fabric:
-    """The Fabric of an InfiniBand cluster: the fat tree, then the front end and management as for RoCE."""
+                      spec_dir: Path | None) -> SubnetManager:
+    """Wire an InfiniBand cluster's fat tree into `draft`; its subnet manager (what configures the switches).  The
+    front end, management and the freeze are the shared steps of `teton.design.design`."""
     be = cluster.backend
     assert isinstance(be, InfinibandBackend)
     shape = ib_shape(cluster, models)
     guids = _guids(be, spec_dir)
     _wire(cluster, shape, draft, models, guids)
-    design_frontend(cluster, draft, models)
-    assign_management(cluster, draft)
-    return _freeze(cluster, draft, shape)
+    return subnet_manager(cluster, root_names(shape), hca_names(cluster))
 
 
 def _guids(be: InfinibandBackend, spec_dir: Path | None) -> dict[str, tuple[int, int | None]]:
@@ -298,23 +292,3 @@ def _place(rack: str, index: int, model: SwitchModel) -> tuple[str, int]:
     if rack.endswith("-n"):
         rack = f"{rack}{index // PER_NETWORK_RACK + 1:02d}"
     return rack, 1 + (index % PER_NETWORK_RACK) * model.height_ru
-
-
-def _freeze(cluster: Cluster, draft: DraftFabric, shape: IbShape) -> Fabric:
-    mgmt = management(cluster)
-    topology = draft.frozen()
-    limits = maximum_prefixes(topology.values())
-    sm = subnet_manager(cluster, root_names(shape), hca_names(cluster))
-    devices: dict[str, Device] = {}
-    for name, d in topology.items():
-        if d.plane == "frontend" and d.nos is not None:
-            d = replace(d, routing=routing(d, topology, FRONTEND_BGP, limits[d.plane], False), management=mgmt)
-        elif d.role == "host":
-            d = replace(d, host=gpu_host_plan(cluster, d))
-        elif d.role == "storage":
-            d = replace(d, host=storage_plan(cluster, d))
-        devices[name] = d
-    return Fabric(name=draft.name, site=draft.site, backend=draft.backend, devices=MappingProxyType(devices),
-                  links=tuple(draft.links), models=MappingProxyType(dict(sorted(draft.models.items()))),
-                  management=mgmt, duplicate_names=tuple(draft.duplicate_names),
-                  subnet_manager=sm, hosts=host_settings(cluster, devices, None, sm))
