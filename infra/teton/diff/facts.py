@@ -11,12 +11,12 @@ the rendered files under the slice digest, and a side replayed from the cache ne
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 from typing import Any
 
 from teton.build.cache import RenderCache
 from teton.fabric.model import Device, Fabric
+from teton.fabric.slice import DigestMemo, field_values
 
 _ADDRESS_FIELDS = ("loopback4", "loopback6", "router_id", "mgmt")
 _LISTS = ("prefixes4", "prefixes6")
@@ -27,7 +27,7 @@ def _short(value: object) -> str:
     return hashlib.sha256(repr(value).encode()).hexdigest()[:16]
 
 
-def device_facts(d: Device) -> dict[str, Any]:
+def device_facts(d: Device, memo: DigestMemo | None = None) -> dict[str, Any]:
     addresses: dict[str, str] = {f: str(getattr(d, f)) for f in _ADDRESS_FIELDS if getattr(d, f) is not None}
     for f in _LISTS:
         if getattr(d, f):
@@ -40,7 +40,8 @@ def device_facts(d: Device) -> dict[str, Any]:
         links[i.name] = f"{i.direction} {i.peer}:{i.peer_port} {i.speed_gbps}G mtu {i.mtu}"
     sessions = sorted(f"{n.local_address} {n.address} {n.remote_as}" for n in d.routing.neighbors) if d.routing else []
     return {"asn": d.asn, "sessions": sessions, "addresses": addresses, "links": links,
-            "fields": {f.name: _short(getattr(d, f.name)) for f in dataclasses.fields(d) if f.name not in _NOT_FIELDS}}
+            "fields": {name: _short(value) for name, value in field_values(d, memo or DigestMemo())
+                       if name not in _NOT_FIELDS}}
 
 
 def facts_of(names: list[str], digests: dict[str, str], fabric: Fabric | None,
@@ -48,10 +49,11 @@ def facts_of(names: list[str], digests: dict[str, str], fabric: Fabric | None,
     """Facts of `names`: from the fabric when there is one (and remembered in the cache), else from the cache by
     digest; None when the cache lacks one (the caller designs that side)."""
     out: dict[str, dict[str, Any]] = {}
+    memo = DigestMemo()
     for n in names:
         key = cache.key("facts", digests[n]) if cache is not None else ""
         if fabric is not None:
-            out[n] = device_facts(fabric.devices[n])
+            out[n] = device_facts(fabric.devices[n], memo)
             if cache is not None:
                 cache.write_json("facts", key, out[n])
             continue

@@ -108,12 +108,17 @@ def _value(v: object, memo: DigestMemo) -> object:
     return hit[1]
 
 
+def field_values(d: Device, memo: DigestMemo) -> list[list[object]]:
+    """[field name, value as it enters a digest] of every field of `d`: equal for equal records, however they were
+    built (designed, or read back from fabric.json)."""
+    return [[f.name, _value(getattr(d, f.name), memo)] for f in dataclasses.fields(d)]
+
+
 def slice_digest(s: DeviceSlice, memo: DigestMemo | None = None) -> str:
     """sha256 of the slice: equal slices, equal digests; any difference in what the slice holds, another digest."""
     memo = memo if memo is not None else DigestMemo()
     d = s.device
-    fields = [[f.name, _value(getattr(d, f.name), memo)] for f in dataclasses.fields(d)]
-    return _sha(_canon([type(d).__name__, fields, _value(s.model, memo), s.peers]))
+    return _sha(_canon([type(d).__name__, field_values(d, memo), _value(s.model, memo), s.peers]))
 
 
 def device_digest(fabric: Fabric, name: str, memo: DigestMemo) -> str:
