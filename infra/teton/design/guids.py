@@ -117,10 +117,3 @@ def _strip_comment(line: str) -> str:
         elif ch == "#" and not quoted:
             return line[:i]
     return line
-
-
-def cache_clear() -> None:
-    """Forget maps read so far (tests that rewrite a map within one clock tick)."""
-    _read.cache_clear()
-
-

@@ -29,7 +29,6 @@ HCA_PORTS = 1
 _HEADER = re.compile(r'^(Switch|Ca|Hca|Rt)\s+(\d+)\s+"([^"]*)"')
 _GUID = re.compile(r"^(switchguid|caguid|rtguid)=(0x[0-9a-fA-F]{1,16})")
 _PORT = re.compile(r'^\[(\d+)\](?:\(([0-9a-fA-FxX]+)\))?\s*"([^"]*)"\[(\d+)\](?:\(([0-9a-fA-FxX]+)\))?')
-_ID_GUID = re.compile(r"^[SHR]-([0-9a-fA-F]{16})$")
 
 
 class TopologyError(ValueError):
