@@ -40,7 +40,7 @@ def check_folder(spec: str | Path, folder: Path, *, yang_dir: Path | None = None
         raise TetonError(f"{folder}: not a folder (render --check compares a folder of committed configs)")
     r = render_spec(spec, yang_dir=yang_dir, timeout=timeout, progress=progress, cache=cache)
     expected: dict[str, str] = {rel: text for files in r.files.values() for rel, text in files.items()}
-    entries, versions = manifest_entries(r.files)
+    entries, versions = manifest_entries(r.files, r.known)
     expected[MANIFEST] = manifest_text(entries, r.figures, versions)
     present = _on_disk(folder)
     stale: list[Stale] = []
