@@ -79,10 +79,10 @@ def loopback_clash(f: Fabric, file: str) -> Iterator[Finding]:
                           rule="loopback-clash")
     for link in f.links:
         for end in (link.a, link.b):
-            for addr in (end.ipv4, end.ipv6):
-                if addr and addr.split("/")[0] in owners:
-                    yield Finding(file, "addressing", f"{end.device} {end.port} address {addr} is also the loopback "
-                                  f"of {owners[addr.split('/')[0]][0]}: the loopback and link pools overlap",
+            for cidr in (end.ipv4, end.ipv6):
+                if cidr and cidr.split("/")[0] in owners:
+                    yield Finding(file, "addressing", f"{end.device} {end.port} address {cidr} is also the loopback "
+                                  f"of {owners[cidr.split('/')[0]][0]}: the loopback and link pools overlap",
                                   rule="loopback-clash")
 
 

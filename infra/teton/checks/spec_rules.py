@@ -15,7 +15,7 @@ from teton.design.management import FIRST_HOST, mgmt_capacity
 from teton.design.roce import RoceShape
 from teton.findings import Finding
 from teton.limits import MAX_DEVICES, MAX_LINKS
-from teton.spec.model import Cluster, RoceBackend, SwitchModel
+from teton.spec.model import Addressing, Cluster, RoceBackend, SwitchModel
 
 SpecRule = Callable[[Cluster, str], Iterator[Finding]]
 PRIVATE_ASN = (4200000000, 4294967294)
@@ -176,7 +176,7 @@ def ports_overcommitted(c: Cluster, file: str) -> Iterator[Finding]:
 
 def pool_exhausted(c: Cluster, file: str) -> Iterator[Finding]:
     """An address pool is too small for what the design takes from it, or no family gives a needed pool."""
-    plans: list[tuple[str, object, dict[str, int], dict[str, tuple[int, int]]]] = []
+    plans: list[tuple[str, Addressing, dict[str, int], dict[str, tuple[int, int]]]] = []
     if isinstance(c.backend, RoceBackend):
         s = RoceShape.of(c)
         plans.append(("backend.addressing", c.backend.addressing,
@@ -198,7 +198,7 @@ def pool_exhausted(c: Cluster, file: str) -> Iterator[Finding]:
         for which, needed in demand.items():
             v4p, v6p = plens[which]
             try:
-                v4, v6 = pools(addressing, which, v4_plen=v4p, v6_plen=v6p)  # type: ignore[arg-type]
+                v4, v6 = pools(addressing, which, v4_plen=v4p, v6_plen=v6p)
             except PoolExhausted as exc:
                 plen = v4p if "ipv4" in exc.pool else v6p
                 yield Finding(file, f"{base}.{exc.pool}", f"{exc.network} is smaller than one /{plen} block",

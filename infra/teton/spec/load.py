@@ -137,6 +137,11 @@ def _too_many(filename: str, line: int | None, path: str = "") -> SpecError:
                             "(aliases expanded)", line, path)
 
 
+def _event_line(event: yaml.Event) -> int | None:
+    """The 1-based line an event starts on (the parser always marks one; the stubs allow none)."""
+    return None if event.start_mark is None else event.start_mark.line + 1
+
+
 def _check_events(text: str, filename: str) -> None:
     """Depth and node count from the event stream, before the (recursive) composer sees the text."""
     loader = _Loader(text)
@@ -146,13 +151,13 @@ def _check_events(text: str, filename: str) -> None:
             if isinstance(event, yaml.CollectionStartEvent):
                 depth += 1
                 if depth > limits.MAX_YAML_DEPTH:
-                    raise _too_deep(filename, event.start_mark.line + 1)
+                    raise _too_deep(filename, _event_line(event))
             elif isinstance(event, yaml.CollectionEndEvent):
                 depth -= 1
             if isinstance(event, yaml.NodeEvent):
                 nodes += 1
                 if nodes > limits.MAX_YAML_NODES:
-                    raise _too_many(filename, event.start_mark.line + 1)
+                    raise _too_many(filename, _event_line(event))
             if isinstance(event, yaml.StreamEndEvent):
                 break
     finally:

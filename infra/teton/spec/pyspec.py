@@ -23,7 +23,7 @@ import tempfile
 import time
 import types
 from pathlib import Path
-from typing import Any
+from typing import Any, NotRequired, Required, TypedDict
 
 from teton import limits
 from teton.findings import Finding, SpecError
@@ -31,6 +31,26 @@ from teton.findings import Finding, SpecError
 ENV_TIMEOUT = "TETON_SPEC_TIMEOUT"
 _RESULT_MAX_BYTES = limits.MAX_SPEC_BYTES
 _INFRA = str(Path(__file__).resolve().parents[2])  # the folder holding the teton package
+
+
+
+class _FindingDoc(TypedDict):
+    """One finding as the child writes it to the result file (the parent checks every field again)."""
+
+    path: str
+    rule: str
+    message: str
+    line: NotRequired[int | None]
+
+
+class _ResultDoc(TypedDict, total=False):
+    """What the child writes: ok with the cluster (as plain data) and the line binding it, or not ok with findings."""
+
+    ok: Required[bool]
+    cluster: Any
+    line: int | None
+    findings: list[_FindingDoc]
+
 
 # Runs first in the child: the memory limit before anything is imported, then the runner.
 _BOOT = """\
@@ -222,6 +242,8 @@ def _child(spec: str, result: str) -> None:
     except BaseException:
         os._exit(3)
     for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
+        if stream is None:  # no console: sys.__stdout__ and sys.__stderr__ may be None
+            continue
         try:
             stream.flush()
         except BaseException:  # a spec may have closed or replaced them
@@ -229,7 +251,7 @@ def _child(spec: str, result: str) -> None:
     os._exit(0)  # no atexit handlers, no waiting for threads the spec left running
 
 
-def _run(spec: str) -> dict[str, Any]:
+def _run(spec: str) -> _ResultDoc:
     from teton.spec.model import Cluster
 
     try:
@@ -281,7 +303,7 @@ def _run(spec: str) -> dict[str, Any]:
     return {"ok": True, "cluster": data, "line": _binding_line(source)}
 
 
-def _failed(findings: list[dict[str, Any]]) -> dict[str, Any]:
+def _failed(findings: list[_FindingDoc]) -> _ResultDoc:
     return {"ok": False, "findings": findings}
 
 
@@ -300,7 +322,7 @@ def _binding_line(source: bytes) -> int | None:
     return line
 
 
-def _exception_findings(exc: BaseException, spec: str) -> list[dict[str, Any]]:
+def _exception_findings(exc: BaseException, spec: str) -> list[_FindingDoc]:
     """An exception of the spec: one finding, or one per pydantic error, at the innermost line in the spec."""
     from pydantic import ValidationError
 
@@ -326,7 +348,7 @@ def _exception_findings(exc: BaseException, spec: str) -> list[dict[str, Any]]:
         title = exc.title
         root = getattr(spec_model, title, None)
         root = root if isinstance(root, type) and issubclass(root, BaseModel) else spec_model.Cluster
-        out = []
+        out: list[_FindingDoc] = []
         for e in exc.errors(include_url=False)[:limits.MAX_SCHEMA_FINDINGS]:
             msg = schema_message(e, root)
             out.append({"path": join_path(tuple(e["loc"])), "rule": "schema", "line": line,

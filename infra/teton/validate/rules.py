@@ -61,9 +61,9 @@ def check_mtu(views: list[DeviceView]) -> list[Finding]:
     for v in views:
         for name, port in v.interfaces.items():
             for c in port.addresses:
-                net = ipaddress.ip_interface(c).network
-                if net.prefixlen in (31, 127):
-                    ends[str(net)].append((v, name, port.mtu, port.where))
+                link = ipaddress.ip_interface(c).network
+                if link.prefixlen in (31, 127):
+                    ends[str(link)].append((v, name, port.mtu, port.where))
     out: dict[tuple[str, str, str, str], Finding] = {}
     for net in sorted(ends):
         e = ends[net]
