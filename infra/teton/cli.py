@@ -1,4 +1,5 @@
-"""teton's command line: validate, plan, render, twin, targets, schema.  The only place that prints and exits."""
+"""teton's command line: validate, plan, render, diff, drift, twin, ib, targets, schema.  The only place that prints
+and exits."""
 
 from __future__ import annotations
 
