@@ -1,4 +1,5 @@
-"""teton's command line: validate, plan, render, twin, targets, schema.  The only place that prints and exits."""
+"""teton's command line: validate, plan, render, diff, drift, twin, ib, targets, schema.  The only place that prints
+and exits."""
 
 from __future__ import annotations
 
@@ -68,8 +69,8 @@ SPEC_TIMEOUT = click.option("--spec-timeout", type=click.FloatRange(min=0, min_o
 NO_CACHE = click.option("--no-cache", is_flag=True, help="render every device, ignoring the render cache "
                         "($TETON_CACHE_DIR, default ~/.cache/teton/render; TETON_CACHE=off turns it off too)")
 YANG_DIR = click.option("--yang-dir", type=click.Path(), envvar="TETON_SONIC_YANG_DIR",
-                        help="SONiC YANG models (default: ../shared/sonic-yang-models/yang beside the repo, then the "
-                        "copy scripts/setup fetched)")
+                        help="SONiC YANG models (default: shared/sonic-yang-models/yang in the folder holding the "
+                        "repo, then the copy scripts/setup fetched; see docs/checks.md)")
 
 
 @main.command()

@@ -30,8 +30,8 @@ def test_plan_of_the_24k_reference_matches_the_published_cluster():
     assert p["switches"] == {"rtsw": 1536, "ctsw": 128, "atsw": 28}
     assert p["links"]["host-rtsw"] == 24576 and p["links"]["rtsw-ctsw"] == 24576 and p["links"]["ctsw-atsw"] == 3584
     assert p["oversubscription"]["rtsw"] == 1.0 and round(p["oversubscription"]["ctsw"]) == 7
-    assert p["injection_tbps"] == 9830.4                       # 24,576 x 400G (domain-facts 9)
-    assert 690 < p["bisection_tbps"] < 720                     # ~0.70 Pb/s at 1:7 (domain-facts 9)
+    assert p["injection_tbps"] == 9830.4                       # 24,576 x 400G (docs/sources.md section 9)
+    assert 690 < p["bisection_tbps"] < 720                     # ~0.70 Pb/s at 1:7 (docs/sources.md section 9)
 
 
 def test_plan_table_for_people():

@@ -165,6 +165,6 @@ def test_the_markdown_of_a_one_rack_change_fits_a_pull_request_comment(base, tmp
     assert md.count("<details>") == md.count("</details>") and md.count("```") % 2 == 0
     for name in result.devices_changed:
         assert f"<code>{name}</code>" in md
-    example = os.environ.get("TETON_DIFF_EXAMPLE")          # writes the README's example when asked
+    example = os.environ.get("TETON_DIFF_EXAMPLE")          # writes the example of docs/reviewing.md when asked
     if example:
         Path(example).write_text(result.render("markdown", file_lines=8), encoding="utf-8")

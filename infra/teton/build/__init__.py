@@ -1,5 +1,6 @@
 """One build: spec -> checks -> Fabric -> checks -> every target rendered and vendor-validated -> a build folder,
-written atomically with its manifest.  The CLI, the twin, the tests and the Pulumi program all call this module.
+written atomically with its manifest.  The CLI, the twin (`twin up` of a spec), `render --check`, `teton diff` and the
+tests call this module; deploy and the Pulumi program only read the folder it writes.
 
 - `load_and_design(spec)`: load the spec, run the spec rules (and "every NOS has a target"), design, run the fabric
   rules and what each target says it cannot spell; SpecError with every error, each with file, line and spec path.

@@ -7,7 +7,7 @@ engine's address; the host prints the port of its gRPC `LanguageRuntime` server 
 serves until the engine kills it.
 
 The servicer is the Python SDK's own (`pulumi.automation._server.LanguageServer`, private API: the SDK version is
-pinned in pyproject.toml and tests/deploy/test_langhost.py runs it with the engine).  `Run` points it at the
+pinned in pyproject.toml and tests/deploy/test_pulumi_e2e.py runs it under the engine).  `Run` points it at the
 project's program (`request.info`: program directory and entry point, `main:` of Pulumi.yaml) and at the engine's
 address from the command line, runs the program with `runpy` as `python <dir>` would, in the engine's working
 directory, and reports the program's errors to the engine.

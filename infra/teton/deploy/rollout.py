@@ -38,7 +38,7 @@ class Switch(Protocol):
 @dataclass(frozen=True)
 class Wave:
     index: int                  # 0 is the canary
-    name: str                   # "canary", "w01-rtsw" ...
+    name: str                   # "canary", then per tier "rtsw-01", "rtsw-02" ..., "ctsw-01" ...
     devices: tuple[str, ...]
 
 

@@ -2,7 +2,7 @@
 server's drive layout, plus the settings every host shares.
 
 - Rails: NIC n is on rail n and pairs with GPU n (Grand Teton: 8 backend NICs 1:1 with GPUs, four PCIe Gen5 switches
-  each holding 2 NICs and 2 GPUs, two switches per CPU; domain-facts section 4).  Its RDMA device is
+  each holding 2 NICs and 2 GPUs, two switches per CPU; docs/sources.md section 4).  Its RDMA device is
   `<prefix>n`, so NCCL_IB_HCA in GPU order is the RDMA devices in NIC order.  Its source address has its own routing
   table (base + n) and rule (priority base + n), whose routes send the backend's supernets (the host-link pools)
   through that NIC's own RTSW port: a NIC's traffic never leaves on another rail.

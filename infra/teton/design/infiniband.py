@@ -2,7 +2,7 @@
 
 A zone is a scalable unit (SU) of racks_per_zone x hosts_per_rack nodes.  Rail-optimized: HCA i of every node of an SU
 goes to leaf i of the SU, on the leaf's port n for node n of the SU (rack order, then host order); the leaf's uplinks
-follow its downlinks (domain-facts section 3).
+follow its downlinks (docs/sources.md section 3).
 
 - Two levels while one spine layer can join every leaf: each leaf has k parallel links to each of up/k spines, with k
   as large as fits (as few spines as possible, SuperPOD style) unless the spec sets it.

@@ -1,6 +1,6 @@
 """What every backend switch does alike: ECMP hashing for RDMA, link-flap dampening, the counters behind the alerts.
 
-Hashing (domain-facts section 2): plain 5-tuple ECMP gives RoCE too little entropy; Meta hashes the destination queue
+Hashing (docs/sources.md section 2): plain 5-tuple ECMP gives RoCE too little entropy; Meta hashes the destination queue
 pair (E-ECMP) and runs 16 QPs per GPU pair for LLM jobs.  The hash is the 5-tuple, whose UDP source port a RoCEv2 NIC
 sets per QP, plus, where the switch can read into the UDP payload (EOS sand profiles), the BTH's destination QP:
 bytes 5-7 of the payload of UDP port 4791.

@@ -1,7 +1,7 @@
 """QoS decisions: the RoCE lossless class of the backend, one for every switch and NIC.
 
 One lossless traffic class for RoCE's DSCP with PFC on its priority, a strict-priority class for congestion
-notifications (CNP), everything else best effort in class 0 (domain-facts section 2: DSCP-based PFC with a single
+notifications (CNP), everything else best effort in class 0 (docs/sources.md section 2: DSCP-based PFC with a single
 lossless queue).  Lossless and best effort share the link by weighted round robin, 50/50.  The PFC watchdog polls at
 half its detection time, within 100-1000 ms (what SONiC accepts).
 """

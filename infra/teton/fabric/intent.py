@@ -99,7 +99,7 @@ class PfcWatchdog:
 
 @dataclass(frozen=True, slots=True)
 class Qos:
-    """RoCE QoS of the backend, the same on every backend switch and NIC (domain-facts section 2)."""
+    """RoCE QoS of the backend, the same on every backend switch and NIC (docs/sources.md section 2)."""
 
     roce_dscp: int
     cnp_dscp: int
@@ -162,7 +162,7 @@ class Buffers:
 
 @dataclass(frozen=True, slots=True)
 class Hashing:
-    """How ECMP spreads RDMA traffic (domain-facts section 2: E-ECMP, QP scaling)."""
+    """How ECMP spreads RDMA traffic (docs/sources.md section 2: E-ECMP, QP scaling)."""
 
     fields: tuple[str, ...]            # packet fields of the ECMP hash, in SONiC's names
     roce_udp_port: int                 # RoCEv2's UDP destination port
@@ -184,7 +184,7 @@ class LinkDamping:
 
 @dataclass(frozen=True, slots=True)
 class Monitoring:
-    """The counters and thresholds behind the operators' alerts (domain-facts section 2: PFC watchdog at a pause of
+    """The counters and thresholds behind the operators' alerts (docs/sources.md section 2: PFC watchdog at a pause of
     more than 200 ms, RTSW buffer above 80 %)."""
 
     counter_groups: tuple[str, ...]    # counter groups to poll, in SONiC's FLEX_COUNTER_TABLE names

@@ -130,7 +130,7 @@ class SwitchModel(_Model):
 
 
 class HostPlatform(_Model):
-    """The GPU server.  Defaults are Grand Teton (domain-facts section 4)."""
+    """The GPU server.  Defaults are Grand Teton (docs/sources.md section 4)."""
 
     platform: Literal["grand-teton"] = "grand-teton"
     gpus: int = Field(default=8, ge=1, le=limits.MAX_PER_HOST,
@@ -239,7 +239,8 @@ class RoceBackend(_Model):
     asn: AsnPlan = AsnPlan()
     addressing: Addressing
     qps_per_connection: int = Field(default=16, ge=1, le=128, description="RDMA queue pairs per GPU pair (NCCL_IB_"
-                                    "QPS_PER_CONNECTION): ECMP entropy; Meta used 16 for LLM jobs (domain-facts 2)")
+                                    "QPS_PER_CONNECTION): ECMP entropy; Meta used 16 for LLM jobs (docs/sources.md "
+                                    "section 2)")
     drain: list[str] = Field(default_factory=list, max_length=1024,
                              description="switches under maintenance: they stay up but prepend their ASN three times "
                              "to every path they send, so traffic moves to their peers")
@@ -313,7 +314,7 @@ class IbSubnetManager(_Model):
 
 
 class InfinibandBackend(_Model):
-    """A rail-optimized Quantum-2 fat tree routed by a subnet manager (domain-facts section 3).
+    """A rail-optimized Quantum-2 fat tree routed by a subnet manager (docs/sources.md section 3).
 
     A zone is a scalable unit (SU): racks_per_zone x hosts_per_rack nodes; HCA i of every node goes to leaf i of its
     SU.  Leaves, spines and, when one spine layer cannot join every leaf, cores.
@@ -436,7 +437,7 @@ class Nccl(_Model):
     """NCCL and PyTorch settings written to every GPU host (/etc/nccl.conf, the flight recorder's environment)."""
 
     gid_index: int = Field(default=3, ge=0, le=255, description="NCCL_IB_GID_INDEX: the RoCEv2 IPv4 GID (3 on "
-                                                                "ConnectX; domain-facts 7)")
+                                                                "ConnectX; docs/sources.md section 7)")
     ib_timeout: int = Field(default=22, ge=1, le=31, description="NCCL_IB_TIMEOUT: 4.096 us x 2^n per retry; Meta's "
                                                                  "idle RTT is ~22 us, far above NCCL's assumption")
     debug: Literal["VERSION", "WARN", "INFO", "TRACE"] = Field(default="WARN", description="NCCL_DEBUG")

@@ -16,10 +16,11 @@ libyang 2.1 stops at the first error.  To report every problem, the validator dr
 and validates again, until the document is clean or :attr:`SonicYangValidator.max_issues` issues were found; errors
 that only follow from a dropped entry (a reference to a port whose own value was bad) are not reported again.
 
-The models folder is found by `find_yang_dir`, in order: the ``yang_dir`` argument (``--yang-dir``) or the
-``TETON_SONIC_YANG_DIR`` environment variable; ``../shared/sonic-yang-models/yang`` beside the repository; the pinned
-upstream commit that ``scripts/setup`` fetches where the network allows.  A validator is not thread-safe (one libyang
-context, and libyang's logging is process-wide): build one per thread.
+The models folder is found by `find_yang_dir`, in the order docs/checks.md documents: ``yang_dir`` (``--yang-dir``)
+or the ``TETON_SONIC_YANG_DIR`` environment variable; a copy beside the repository,
+``../shared/sonic-yang-models/yang``; the pinned upstream commit that ``scripts/setup`` fetches where the network
+allows.  A validator is not thread-safe (one libyang context, and libyang's logging is process-wide): build one per
+thread.
 
 Known libyang 2.1.30 leak: every evaluation of a ``must`` that compares a union-with-leafref leaf to a literal
 (PFC_WD's ``../ifname != 'GLOBAL'``, ACL_TABLE's ``type = 'CTRLPLANE'``) leaks about 220 bytes inside libyang
