@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import stat
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,17 +34,38 @@ DEVICES = "devices"                    # one folder of files per switch, named a
 SUBNET_MANAGER_DIR = "ib"              # InfiniBand: the subnet manager's files (the OpenSM target's)
 HOST_VARS_DIR = "ansible/host_vars"    # one variables file per host (the Ansible target's)
 
+# A device's name becomes a folder name: a name, never a path (no "/", not "." or "..", no control character).
+DEVICE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+
+# What a reader reads at most, by file: the 24k cluster's fabric.json is 41 MB, its largest other file 10 MB and a
+# device's files a few hundred kB; a folder that holds more is not a teton build.
+MiB = 1024 * 1024
+MAX_FABRIC_JSON = 1024 * MiB
+MAX_DEVICE_FILE = 64 * MiB
+MAX_FILE = 512 * MiB
+MAX_TOTAL = 16 * 1024 * MiB
+
 
 # ------------------------------------------------------------------------------------------------------ the layout
 
 def device_dir(device: str) -> str:
-    """The folder of a device's files, relative to the build folder."""
+    """The folder of a device's files, relative to the build folder; BuildFileError when `device` is no name."""
+    if not DEVICE_NAME.fullmatch(device):
+        raise BuildFileError(FABRIC_JSON, f"device name {device[:80]!r} is not a name (letters, digits, '_.-', "
+                             "64 at most, starting with a letter or a digit)")
     return f"{DEVICES}/{device}"
 
 
 def device_path(device: str, file: str) -> str:
     """The path of one of a device's files (`file`: its name in the device's folder, "frr.conf")."""
-    return f"{DEVICES}/{device}/{file}"
+    return f"{device_dir(device)}/{file}"
+
+
+def size_cap(rel: str) -> int:
+    """The most a reader reads of the file `rel`."""
+    if rel == FABRIC_JSON:
+        return MAX_FABRIC_JSON
+    return MAX_DEVICE_FILE if is_device_file(rel) else MAX_FILE
 
 
 def is_device_file(rel: str) -> bool:
@@ -124,17 +147,52 @@ class BuildFolder:
         return self._where(rel).is_file()
 
     def bytes(self, rel: str) -> bytes:
-        """The content of `rel`: every read of a file of the build comes through here."""
+        """The content of `rel`: every read of a file of the build comes through here.  On disk, the file must be a
+        regular file inside the folder (a symlink may not lead out of it) of at most `size_cap(rel)` bytes."""
         if self._files is not None:
             if rel not in self._files:
                 raise BuildFileError(rel, "missing")
             return self._files[rel].encode("utf-8")
+        path = self._confined(rel)
+        cap = size_cap(rel)
         try:
-            return self._where(rel).read_bytes()
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
         except FileNotFoundError:
             raise BuildFileError(rel, "missing", self.root) from None
         except OSError as exc:
             raise BuildFileError(rel, f"cannot be read: {exc.strerror or exc}", self.root) from None
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
+                raise BuildFileError(rel, "is not a regular file", self.root)
+            if st.st_size > cap:
+                raise BuildFileError(rel, f"is {st.st_size} bytes, more than a reader reads ({cap})", self.root)
+            with os.fdopen(fd, "rb", closefd=False) as f:
+                data = f.read(cap + 1)
+            if len(data) > cap:
+                raise BuildFileError(rel, f"is more than {cap} bytes, more than a reader reads", self.root)
+            return data
+        except OSError as exc:
+            raise BuildFileError(rel, f"cannot be read: {exc.strerror or exc}", self.root) from None
+        finally:
+            os.close(fd)
+
+    def _confined(self, rel: str) -> Path:
+        """The file `rel` on disk, once it is known to stay inside the folder (after every symlink)."""
+        parts = rel.split("/")
+        if not rel or rel.startswith("/") or any(p in ("", ".", "..") for p in parts) or "\0" in rel:
+            raise BuildFileError(rel[:200], "is not a path inside the build folder", self.root)
+        assert self.root is not None
+        path = self.root / rel
+        try:
+            real, top = path.resolve(), self.root.resolve()
+        except (OSError, RuntimeError) as exc:    # a symlink loop
+            raise BuildFileError(rel, f"cannot be read: {exc}", self.root) from None
+        if not real.is_relative_to(top):
+            raise BuildFileError(rel, "is a symlink that leads out of the build folder", self.root)
+        if real != top / rel:
+            raise BuildFileError(rel, "is reached through a symlink (teton writes none)", self.root)
+        return real
 
     def text(self, rel: str) -> str:
         if self._files is not None and rel in self._files:
@@ -158,11 +216,17 @@ class BuildFolder:
         else:
             assert self.root is not None
             found = []
+            total = 0
             for top, dirs, names in os.walk(self.root):
                 if not hidden:
                     dirs[:] = [d for d in dirs if not d.startswith(".")]
+                    names = [n for n in names if not n.startswith(".")]
                 base = Path(top).relative_to(self.root)
-                found += [(base / n).as_posix() for n in names if hidden or not n.startswith(".")]
+                for n in names:
+                    total += os.lstat(os.path.join(top, n)).st_size
+                    found.append((base / n).as_posix())
+                if total > MAX_TOTAL:
+                    raise BuildFileError(".", f"holds more than {MAX_TOTAL} bytes: not a teton build", self.root)
         return sorted(found)
 
     def folder_texts(self, rel_dir: str) -> dict[str, str]:
@@ -235,10 +299,18 @@ class BuildFolder:
         """Every device's placement, straight from fabric.json's device records (building the whole Fabric of the
         24k cluster costs seconds a preview should not spend)."""
         try:
-            return [Placement(d["name"], d["role"], d["nos"], d["zone"], d["rack"], d["mgmt"])
-                    for d in self._head()["devices"]]
+            placed = [Placement(d["name"], d["role"], d["nos"], d["zone"], d["rack"], d["mgmt"])
+                      for d in self._head()["devices"]]
         except (KeyError, TypeError) as exc:
             raise BuildFileError(FABRIC_JSON, f"cannot be read: {exc!r}", self.root) from None
+        seen: set[str] = set()
+        for p in placed:
+            if not isinstance(p.name, str) or p.name in seen:
+                raise BuildFileError(FABRIC_JSON, f"device {str(p.name)[:80]!r} is listed twice or is no name",
+                                     self.root)
+            device_dir(p.name)
+            seen.add(p.name)
+        return placed
 
     def subnet_manager(self) -> SubnetManager:
         """Where the subnet manager runs (no hosts when the design has none)."""

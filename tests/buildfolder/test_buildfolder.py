@@ -92,3 +92,74 @@ def test_hidden_files_are_left_out_only_when_asked(tmp_path, lab_build):
     folder = BuildFolder(tmp_path / "b")
     assert ".gitkeep" in folder.paths() and ".git/HEAD" in folder.paths()
     assert not [p for p in folder.paths(hidden=False) if p.startswith(".")]
+
+
+# --------------------------------------------------------------------------------- bounds (what a hostile folder tries)
+
+def test_a_symlink_leading_out_of_the_folder_is_not_followed(tmp_path, lab_build):
+    shutil.copytree(lab_build, tmp_path / "b")
+    (tmp_path / "secret").write_text("private key")
+    (tmp_path / "b" / FABRIC_JSON).unlink()
+    (tmp_path / "b" / FABRIC_JSON).symlink_to(tmp_path / "secret")
+    with pytest.raises(BuildFileError, match="leads out of the build folder") as exc:
+        BuildFolder(tmp_path / "b").fabric()
+    assert "private key" not in str(exc.value)
+
+
+def test_a_device_folder_linked_to_the_build_itself_is_refused(tmp_path, lab_build):
+    shutil.copytree(lab_build, tmp_path / "b")
+    (tmp_path / "b" / "devices" / "loop").symlink_to("..")
+    with pytest.raises(BuildFileError, match="through a symlink"):
+        BuildFolder(tmp_path / "b").device_files("loop")
+
+
+def test_dev_zero_as_fabric_json_is_refused_without_reading_it(tmp_path, lab_build):
+    shutil.copytree(lab_build, tmp_path / "b")
+    (tmp_path / "b" / FABRIC_JSON).unlink()
+    (tmp_path / "b" / FABRIC_JSON).symlink_to("/dev/zero")
+    with pytest.raises(BuildFileError, match="leads out of the build folder"):
+        BuildFolder(tmp_path / "b").fabric()
+
+
+def test_a_fifo_in_the_folder_does_not_hang_the_reader(tmp_path, lab_build):
+    import os
+
+    shutil.copytree(lab_build, tmp_path / "b")
+    os.mkfifo(tmp_path / "b" / "cabling.csv.fifo")
+    with pytest.raises(BuildFileError, match="not a regular file"):
+        BuildFolder(tmp_path / "b").bytes("cabling.csv.fifo")
+
+
+def test_a_huge_sparse_file_is_refused_by_its_size(tmp_path, lab_build):
+    shutil.copytree(lab_build, tmp_path / "b")
+    with open(tmp_path / "b" / "cabling.csv", "r+b") as f:
+        f.truncate(50 * 1024**3)
+    with pytest.raises(BuildFileError, match="more than a reader reads"):
+        BuildFolder(tmp_path / "b").bytes("cabling.csv")
+    with pytest.raises(BuildFileError, match="holds more than"):
+        BuildFolder(tmp_path / "b").paths()
+
+
+@pytest.mark.parametrize("rel", ["../outside", "/etc/passwd", "devices/../fabric.json", "a//b", ""])
+def test_a_path_that_is_not_inside_the_folder_is_refused(lab_build, rel):
+    with pytest.raises(BuildFileError, match="not a path inside"):
+        BuildFolder(lab_build).bytes(rel)
+
+
+@pytest.mark.parametrize("name", ["..", ".", "a/b", "../../etc", "x\ny", ""])
+def test_a_device_name_that_is_a_path_never_becomes_one(name):
+    with pytest.raises(BuildFileError, match="is not a name"):
+        device_dir(name)
+
+
+def test_duplicate_or_path_like_device_names_in_fabric_json_are_refused(tmp_path, lab_build):
+    shutil.copytree(lab_build, tmp_path / "b")
+    data = json.loads((tmp_path / "b" / FABRIC_JSON).read_text())
+    data["devices"].append(dict(data["devices"][0]))
+    (tmp_path / "b" / FABRIC_JSON).write_text(json.dumps(data))
+    with pytest.raises(BuildFileError, match="listed twice"):
+        BuildFolder(tmp_path / "b").placements()
+    data["devices"][-1]["name"] = "../../etc"
+    (tmp_path / "b" / FABRIC_JSON).write_text(json.dumps(data))
+    with pytest.raises(BuildFileError, match="is not a name"):
+        BuildFolder(tmp_path / "b").placements()
