@@ -8,12 +8,12 @@ are not compared.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import NamedTuple
 
 from teton.build import Progress, manifest_entries, render_spec
 from teton.build.cache import RenderCache
+from teton.buildfolder import BuildFileError, BuildFolder
 from teton.findings import TetonError
 from teton.manifest import MANIFEST, manifest_text
 
@@ -21,16 +21,6 @@ from teton.manifest import MANIFEST, manifest_text
 class Stale(NamedTuple):
     path: str          # relative to the folder
     why: str           # differs, missing, extra
-
-
-def _on_disk(folder: Path) -> set[str]:
-    found: set[str] = set()
-    for root, dirs, files in os.walk(folder):
-        dirs[:] = [d for d in dirs if not d.startswith(".")]
-        for f in files:
-            if not f.startswith("."):
-                found.add(str((Path(root) / f).relative_to(folder)))
-    return found
 
 
 def check_folder(spec: str | Path, folder: Path, *, yang_dir: Path | None = None, timeout: float | None = None,
@@ -42,7 +32,8 @@ def check_folder(spec: str | Path, folder: Path, *, yang_dir: Path | None = None
     expected: dict[str, str] = {rel: text for files in r.files.values() for rel, text in files.items()}
     entries, versions = manifest_entries(r.files, r.known)
     expected[MANIFEST] = manifest_text(entries, r.figures, versions)
-    present = _on_disk(folder)
+    committed = BuildFolder(folder)
+    present = set(committed.paths(hidden=False))
     stale: list[Stale] = []
     for rel in sorted(expected.keys() | present):
         if rel not in present:
@@ -51,8 +42,8 @@ def check_folder(spec: str | Path, folder: Path, *, yang_dir: Path | None = None
             stale.append(Stale(rel, "extra"))
         else:
             try:
-                same = (folder / rel).read_bytes() == expected[rel].encode("utf-8")
-            except OSError:
+                same = committed.bytes(rel) == expected[rel].encode("utf-8")
+            except BuildFileError:
                 same = False
             if not same:
                 stale.append(Stale(rel, "differs"))

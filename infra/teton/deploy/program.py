@@ -16,18 +16,15 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import json
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
+from teton.buildfolder import SUBNET_MANAGER_DIR, BuildFolder, Placement
 from teton.deploy.registrar import Registrar, StepFailed
 from teton.deploy.rollout import RolloutPolicy, Wave, plan_waves
-from teton.fabric.model import Fabric
-from teton.fabric.serialize import FORMAT, load_fabric
 from teton.findings import TetonError
-from teton.manifest import read_manifest
 from teton.twin.artifacts import SWITCH_ROLES, plan_name
 
 CLUSTER, ZONE, RACK = "teton:index:Cluster", "teton:index:Zone", "teton:index:Rack"
@@ -48,48 +45,6 @@ class Settings:
     playbooks: Path = PLAYBOOKS
 
 
-class Placed(NamedTuple):
-    """A device as the program needs it: where it sits and how it is reached (not the whole Fabric)."""
-
-    name: str
-    role: str
-    nos: str | None
-    zone: int | None
-    rack: str
-    mgmt: str | None
-
-
-def read_build(build: Path) -> Fabric:
-    """The build's whole Fabric (what the provider and `teton drift` check against)."""
-    if read_manifest(build) is None:
-        raise TetonError(f"{build} is not a teton build folder (no manifest.json): run `teton render SPEC` first")
-    return load_fabric((build / "fabric.json").read_text())
-
-
-def read_placements(build: Path) -> tuple[str, list[Placed]]:
-    """The cluster's name and every device's placement, straight from fabric.json's device records (the program
-    needs no more; building the whole Fabric of the 24k cluster costs seconds a preview should not spend)."""
-    if read_manifest(build) is None:
-        raise TetonError(f"{build} is not a teton build folder (no manifest.json): run `teton render SPEC` first")
-    try:
-        data = json.loads((build / "fabric.json").read_text())
-        head = data["fabric"]
-        if head.get("format") != FORMAT:
-            raise TetonError(f"{build}/fabric.json is format {head.get('format')!r}; this teton reads {FORMAT}: "
-                             "render the spec again")
-        return head["cluster"], [Placed(d["name"], d["role"], d["nos"], d["zone"], d["rack"], d["mgmt"])
-                                 for d in data["devices"]]
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise TetonError(f"{build}/fabric.json cannot be read: {exc}") from None
-
-
-def device_files(build: Path, name: str) -> dict[str, str]:
-    folder = build / "devices" / name
-    if not folder.is_dir():
-        raise TetonError(f"{folder} is missing: the build has no files for switch {name} (rendered with --only?)")
-    return {p.name: p.read_text() for p in sorted(folder.iterdir()) if p.is_file()}
-
-
 def playbooks_digest(folder: Path) -> str:
     """One hash of every file of the playbooks (a role change re-runs every rack, in waves of the engine's)."""
     h = hashlib.sha256()
@@ -99,12 +54,12 @@ def playbooks_digest(folder: Path) -> str:
     return h.hexdigest()
 
 
-def on_twin(d: Placed) -> bool:
+def on_twin(d: Placement) -> bool:
     """What the twin runs: the backend switches and the GPU hosts."""
     return d.role in SWITCH_ROLES or d.role == "host"
 
 
-def zone_name(d: Placed) -> str:
+def zone_name(d: Placement) -> str:
     return f"z{d.zone:02d}" if d.zone is not None else "core"
 
 
@@ -123,8 +78,8 @@ class StackPlan:
 
 def plan_stack(settings: Settings) -> StackPlan:
     """The resources of the build in `settings`: inputs read from the build folder, waves decided (no engine)."""
-    build = settings.build.resolve()
-    cluster_name, placed = read_placements(build)
+    build = BuildFolder.open(settings.build.resolve())
+    cluster_name, placed = build.cluster(), build.placements()
     devices = {d.name: d for d in placed}
     twin = settings.twin or plan_name(cluster_name)
     live = settings.target == "live"
@@ -139,7 +94,7 @@ def plan_stack(settings: Settings) -> StackPlan:
     racks: dict[str, str] = {}
     waves = []
     for w in plan_waves(switches, settings.policy):
-        files = {name: device_files(build, name) for name in w.devices}
+        files = {name: build.device_files(name) for name in w.devices}
         members = []
         for name in w.devices:
             d = devices[name]
@@ -155,11 +110,8 @@ def plan_stack(settings: Settings) -> StackPlan:
     playbooks = playbooks_digest(settings.playbooks) if live and settings.playbooks.is_dir() else ""
     host_racks = []
     for rack, hosts in sorted(hosts_by_rack.items()):
-        vars_dir = build / "ansible" / "host_vars"
-        host_files = {f"ansible/host_vars/{h}.json": (vars_dir / f"{h}.json").read_text()
-                      for h in sorted(hosts) if (vars_dir / f"{h}.json").is_file()}
-        host_racks.append({"rack": rack, "hosts": sorted(hosts), "files": host_files, "playbooks": playbooks,
-                           **common})
+        host_racks.append({"rack": rack, "hosts": sorted(hosts), "files": build.host_vars(hosts),
+                           "playbooks": playbooks, **common})
     deployed = {d.name for d in switches} | (set(ib) if subnet is not None else set())
     summary = {"cluster": cluster_name, "target": settings.target, "switches": len(switches),
                "host_racks": len(host_racks),
@@ -169,16 +121,14 @@ def plan_stack(settings: Settings) -> StackPlan:
                      summary, subnet)
 
 
-def subnet_manager_inputs(build: Path, common: dict[str, Any]) -> dict[str, Any]:
+def subnet_manager_inputs(build: BuildFolder, common: dict[str, Any]) -> dict[str, Any]:
     """An InfiniBand backend's switches are configured by its subnet manager: one resource holds the OpenSM target's
-    files (`ib/`), pushed to the subnet manager hosts the design named (master first)."""
-    data = json.loads((build / "fabric.json").read_text())["fabric"].get("subnet_manager") or {}
-    folder = build / "ib"
-    files = {f"ib/{p.name}": p.read_text() for p in sorted(folder.iterdir()) if p.is_file()} if folder.is_dir() else {}
+    files, pushed to the subnet manager hosts the design named (master first)."""
+    sm = build.subnet_manager()
+    files = build.folder_texts(SUBNET_MANAGER_DIR)
     if not files:
-        raise TetonError(f"{folder} is missing: render the spec with the opensm target")
-    return {"name": "opensm", "files": files, "hosts": [i[0] for i in data.get("instances", [])],
-            "config_dir": data.get("config_dir", "/etc/opensm"), **common}
+        raise TetonError(f"{build.root}/{SUBNET_MANAGER_DIR} is missing: render the spec with the opensm target")
+    return {"name": "opensm", "files": files, "hosts": list(sm.hosts), "config_dir": sm.config_dir, **common}
 
 
 async def deploy(plan: StackPlan, registrar: Registrar, stack_urn: str) -> dict[str, Any]:
@@ -208,7 +158,7 @@ async def deploy(plan: StackPlan, registrar: Registrar, stack_urn: str) -> dict[
     return plan.summary
 
 
-def _gate(w: Wave, devices: dict[str, Placed], files: dict[str, dict[str, str]],
+def _gate(w: Wave, devices: dict[str, Placement], files: dict[str, dict[str, str]],
           common: dict[str, Any]) -> dict[str, Any]:
     """The gate of wave `w`: its inputs change exactly when a file of one of its switches does."""
     h = hashlib.sha256()

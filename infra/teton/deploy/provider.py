@@ -42,6 +42,7 @@ from google.protobuf import empty_pb2, struct_pb2
 from google.protobuf.json_format import MessageToDict
 from pulumi.runtime.proto import plugin_pb2, provider_pb2, provider_pb2_grpc
 
+from teton.buildfolder import BuildFolder
 from teton.deploy.hosts import HostRack, host_transport
 from teton.deploy.plugin import serve_plugin
 from teton.deploy.program import GATE, HOST_RACK, PLAYBOOKS, SUBNET_MANAGER, SWITCH
@@ -56,7 +57,6 @@ from teton.deploy.transports import (
     TwinTransport,
 )
 from teton.fabric.model import Fabric
-from teton.fabric.serialize import load_fabric
 from teton.findings import TetonError
 
 VERSION = "0.1.0"
@@ -110,7 +110,7 @@ def detailed_diff(kind: str, olds: dict[str, Any], news: dict[str, Any],
 class Provider(provider_pb2_grpc.ResourceProviderServicer):
     def __init__(self) -> None:
         self.config: dict[str, Any] = {}
-        self._fabrics: dict[tuple[str, float], Fabric] = {}
+        self._folders: dict[Path, BuildFolder] = {}
         self._transports: dict[tuple[str, str], Any] = {}
         self._lock = threading.Lock()
         self.pushed: dict[int, list[tuple[Device, Transport, Any]]] = defaultdict(list)   # wave -> this run
@@ -214,15 +214,10 @@ class Provider(provider_pb2_grpc.ResourceProviderServicer):
         return Path(self.config.get("build") or Path("build") / str(props.get("cluster", ""))).resolve()
 
     def fabric(self, build: str | Path) -> Fabric:
-        path = Path(build) / "fabric.json"
-        try:
-            key = (str(path), path.stat().st_mtime)
-        except OSError:
-            raise TetonError(f"{build} is not a teton build folder (no fabric.json)") from None
+        """The Fabric of the build folder `build`, read once for the life of the provider (one engine run)."""
         with self._lock:
-            if key not in self._fabrics:
-                self._fabrics[key] = load_fabric(path.read_text())
-            return self._fabrics[key]
+            folder = self._folders.setdefault(Path(build), BuildFolder(build))
+            return folder.fabric()
 
     def transport(self, props: dict[str, Any], nos: str) -> Any:
         how = props.get("transport", "twin")

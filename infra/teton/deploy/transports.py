@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from teton import targets
+from teton.buildfolder import device_path
 from teton.deploy import frr_push
 from teton.deploy.push import resolve_files
 from teton.fabric.model import Fabric
@@ -46,7 +47,7 @@ class Device:
     fabric: Fabric | None = field(default=None, compare=False)   # the build's Fabric (expectations, EOS on the twin)
 
     def build_files(self) -> Files:
-        return {f"devices/{self.name}/{k}": v for k, v in self.files.items()}
+        return {device_path(self.name, k): v for k, v in self.files.items()}
 
 
 class Transport(Protocol):
@@ -174,7 +175,7 @@ class EosTransport:
 
     def _startup(self, device: Device) -> str:
         return resolve_files(device.nos, device.build_files(), self.secrets)[
-            f"devices/{device.name}/startup-config"]
+            device_path(device.name, "startup-config")]
 
     def snapshot(self, device: Device) -> str:
         return self._client(self._host(device)).running_config()
@@ -236,8 +237,8 @@ class SonicSshTransport:
 
     def push(self, device: Device) -> None:
         files = resolve_files(device.nos, device.build_files(), self.secrets)
-        p = f"devices/{device.name}/"
-        self._apply(device, files[p + "config_db.json"], files[p + "frr.conf"])
+        self._apply(device, files[device_path(device.name, "config_db.json")],
+                    files[device_path(device.name, "frr.conf")])
 
     def restore(self, device: Device, snapshot: Any) -> None:
         config_db, frr_conf = snapshot
@@ -258,7 +259,7 @@ class SonicSshTransport:
     def drift(self, device: Device) -> list[str]:
         files = resolve_files(device.nos, device.build_files(), self.secrets)
         running = frr_push.strip_header(self._run(device, "sudo vtysh -c 'show running-config'"))
-        d = frr_push.delta(running, files[f"devices/{device.name}/frr.conf"], hostname=device.name)
+        d = frr_push.delta(running, files[device_path(device.name, "frr.conf")], hostname=device.name)
         return [frr_push.mask(x, self.secrets.items()) for x in d.lines()]
 
 

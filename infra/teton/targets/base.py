@@ -6,7 +6,8 @@ reads them back into a NOS-neutral view.
   read back on all cores.
 - `DeviceView` is the NOS-neutral view a read-back gives: what the cross-device checks (`teton validate --rendered`)
   and the digital twin use, so neither knows any vendor's format.
-- `BuildFiles` reads a build folder (or a render still in memory) by relative path; every problem names the file.
+- `BuildFiles` is the `teton.buildfolder.BuildFolder` a read-back reads: on disk or in memory; every problem names the
+  file.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar, Protocol
 
+from teton.buildfolder import BuildFileError as BuildFileError  # re-exported: what a read-back raises
+from teton.buildfolder import BuildFolder, device_dir, device_path
 from teton.fabric.intent import Routing
 from teton.fabric.model import Device, Fabric
 from teton.findings import Finding
@@ -47,45 +50,7 @@ class RenderContext:
     devices: frozenset[str] | None = None   # per-device targets: only these devices' files (None: every device)
 
 
-class BuildFileError(Exception):
-    """A file of a build folder is missing or unreadable; `path` is relative to the build folder."""
-
-    def __init__(self, path: str, problem: str):
-        super().__init__(f"{path}: {problem}")
-        self.path, self.problem = path, problem
-
-
-class BuildFiles:
-    """The files of a build, by path relative to its folder: on disk, or in memory right after a render."""
-
-    def __init__(self, root: Path | None = None, files: Mapping[str, str] | None = None):
-        self.root = Path(root) if root is not None else None
-        self._files = files
-
-    def exists(self, rel: str) -> bool:
-        if self._files is not None:
-            return rel in self._files
-        assert self.root is not None
-        return (self.root / rel).is_file()
-
-    def text(self, rel: str) -> str:
-        if self._files is not None:
-            if rel not in self._files:
-                raise BuildFileError(rel, "missing")
-            return self._files[rel]
-        assert self.root is not None
-        try:
-            return (self.root / rel).read_text(encoding="utf-8")
-        except FileNotFoundError:
-            raise BuildFileError(rel, "missing") from None
-        except (OSError, UnicodeDecodeError) as exc:
-            raise BuildFileError(rel, f"cannot be read: {exc}") from None
-
-    def json(self, rel: str) -> Any:
-        try:
-            return json.loads(self.text(rel))
-        except (ValueError, RecursionError) as exc:
-            raise BuildFileError(rel, f"is not valid JSON: {exc}") from None
+BuildFiles = BuildFolder   # the name read-backs take: a build folder on disk or a render in memory
 
 
 @dataclass
@@ -158,7 +123,7 @@ class Target:
 
 
 class DeviceTarget(Target):
-    """A switch NOS: `devices/<name>/<file>` for every switch whose `nos` is this target's."""
+    """A switch NOS: a folder of files per switch whose `nos` is this target's (`teton.buildfolder.device_path`)."""
 
     nos: ClassVar[str]
     files: ClassVar[tuple[str, ...]]  # the file names it writes in each device's folder
@@ -219,7 +184,7 @@ class DeviceTarget(Target):
                 findings.append(Finding(exc.path, "", exc.problem, rule="io"))
                 continue
             except (ValueError, KeyError, TypeError, AttributeError, IndexError) as exc:
-                findings.append(Finding(f"devices/{name}", "", f"cannot be read back: {type(exc).__name__}: {exc}",
+                findings.append(Finding(device_dir(name), "", f"cannot be read back: {type(exc).__name__}: {exc}",
                                         rule="io"))
                 continue
             if view is not None:
@@ -234,4 +199,4 @@ class DeviceTarget(Target):
 
     @staticmethod
     def path(device: str, file: str) -> str:
-        return f"devices/{device}/{file}"
+        return device_path(device, file)

@@ -20,10 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from teton.build import build as build_spec
+from teton.buildfolder import BuildFolder
 from teton.fabric.model import Fabric
-from teton.fabric.serialize import load_fabric
 from teton.findings import TetonError
-from teton.manifest import read_manifest
 from teton.secrets import resolve
 from teton.spec.load import load_spec
 from teton.twin.artifacts import plan_name, twin_plan
@@ -63,22 +62,31 @@ def _save_meta(name: str, meta: dict[str, Any]) -> None:
 
 
 def twin_name(which: str) -> str:
-    """The twin a verb is about: a build folder (its fabric.json names the cluster), a spec file (only its name is
+    """The twin a verb is about: a build folder (its Fabric names the cluster), a spec file (only its name is
     read), or the twin's name itself."""
     p = Path(which)
     if p.is_dir():
         try:
-            return plan_name(json.loads((p / "fabric.json").read_text())["fabric"]["cluster"])
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            raise TetonError(f"{p} is not a teton build folder (fabric.json: {exc})") from None
+            return plan_name(BuildFolder(p).cluster())
+        except TetonError as exc:
+            raise TetonError(f"{p} is not a teton build folder ({exc})") from None
     if p.is_file():
         return plan_name(load_spec(p).name)
     return plan_name(which)
 
 
+def _snapshot_dir(name: str) -> Path:
+    return state_dir(name) / "build"
+
+
+def build_folder(name: str) -> BuildFolder:
+    """The build the twin runs: its snapshot, taken by `up`."""
+    return BuildFolder(_snapshot_dir(name))
+
+
 def _fabric(name: str) -> Fabric:
     """The Fabric of the build the twin runs (its snapshot)."""
-    return load_fabric((state_dir(name) / "build" / "fabric.json").read_text())
+    return build_folder(name).fabric()
 
 
 def _twin(name: str) -> Twin:
@@ -100,8 +108,8 @@ def up(which: str, secrets: Mapping[str, str] | None = None) -> dict[str, Any]:
     without, the reference tokens stand for them on both ends of every session."""
     source = Path(which)
     from_build = source.is_dir()
-    if from_build and read_manifest(source) is None:
-        raise TetonError(f"{source} is not a teton build folder (no manifest.json)")
+    if from_build:
+        BuildFolder.open(source)
     name = twin_name(which)
     root = state_dir(name)
     if _meta_path(name).is_file():
@@ -112,10 +120,10 @@ def up(which: str, secrets: Mapping[str, str] | None = None) -> dict[str, Any]:
     t0 = time.monotonic()
     try:
         if from_build:
-            shutil.copytree(source, root / "build", symlinks=False)
+            shutil.copytree(source, _snapshot_dir(name), symlinks=False)
         else:
-            build_spec(which, root / "build")
-        plan = twin_plan(root / "build", name)
+            build_spec(which, _snapshot_dir(name))
+        plan = twin_plan(build_folder(name), name)
     except BaseException:
         shutil.rmtree(root, ignore_errors=True)
         raise

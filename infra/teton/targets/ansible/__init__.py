@@ -25,6 +25,7 @@ import jsonschema
 import jsonschema_rs
 import yaml
 
+from teton.buildfolder import host_vars_path
 from teton.fabric.model import Fabric
 from teton.findings import Finding, SpecError
 from teton.targets.ansible import variables as v
@@ -148,7 +149,7 @@ def build_documents(fabric: Fabric) -> Documents:
     if s.scheduler.controller_address:
         own[controller]["ansible_host"] = s.scheduler.controller_address
     for h in sorted(own):
-        docs.files[f"{DIR}/host_vars/{h}.json"] = own[h]
+        docs.files[host_vars_path(h)] = own[h]
     return docs
 
 
@@ -166,7 +167,7 @@ def check_documents(docs: Documents) -> list[Finding]:
     roles_of_file: dict[str, set[str]] = {}
     for host, groups in host_groups.items():
         roles = {r for g in ["all", *groups] for r in roles_of_group.get(g, ())}
-        for rel in [group_doc[g] for g in ["all", *groups]] + [f"{DIR}/host_vars/{host}.json"]:
+        for rel in [group_doc[g] for g in ["all", *groups]] + [host_vars_path(host)]:
             roles_of_file.setdefault(rel, set()).update(roles)
     specs: dict[str, tuple[RoleSpec, Any]] = {}
     for role in sorted({r for rs in roles_of_file.values() for r in rs}):
@@ -186,7 +187,7 @@ def check_documents(docs: Documents) -> list[Finding]:
                 findings.append(Finding(rel, _where(e), f"{e.message} (role {role}: {spec.file})",
                                         rule="ansible-vars"))
     for host, groups in sorted(host_groups.items()):
-        rel = f"{DIR}/host_vars/{host}.json"
+        rel = host_vars_path(host)
         keys = set(docs.files.get(rel, {}))
         for g in ["all", *groups]:
             keys |= set(docs.files.get(group_doc[g], {}))

@@ -1,8 +1,8 @@
 """Arista EOS target (7800R3 CTSW/ATSW and any switch with `nos: eos`).
 
-Per device: an AVD structured config (`devices/<name>/structured-config.json`, eos_cli_config_gen's schema, spelled
+Per device: an AVD structured config (`structured-config.json` in its folder, eos_cli_config_gen's schema, spelled
 from the device's intents by `structured`), validated with pyavd plus teton's own checks (`avd`, `checks`), then
-rendered by pyavd to `devices/<name>/startup-config`.  An Arista switch cannot run on this machine: pyavd's schema and
+rendered by pyavd to `startup-config` beside it.  An Arista switch cannot run on this machine: pyavd's schema and
 renderer are the closest real thing, and the digital twin runs the FRR spelling of the routing read back from the
 structured config (`readback`).
 """

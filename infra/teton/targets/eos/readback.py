@@ -13,6 +13,7 @@ import ipaddress
 import re
 from typing import Any
 
+from teton.buildfolder import device_path
 from teton.fabric.intent import BgpTimers, Family, Neighbor, PeerGroup, Routing
 from teton.findings import Finding
 from teton.secrets import referenced_secrets
@@ -105,7 +106,7 @@ def _routing(cfg: dict[str, Any], interfaces: dict[str, PortView]) -> Routing | 
 
 
 def read_eos(name: str, cfg: dict[str, Any]) -> tuple[DeviceView, list[Finding]]:
-    rel = f"devices/{name}/structured-config.json"
+    rel = device_path(name, "structured-config.json")
     interfaces = _interfaces(cfg)
     routing = _routing(cfg, interfaces)
     view = DeviceView(name, "switch", rel, asn=routing.asn if routing else None,

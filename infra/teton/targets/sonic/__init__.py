@@ -1,4 +1,4 @@
-"""SONiC target: `devices/<name>/config_db.json` and `devices/<name>/frr.conf` for every switch with `nos: sonic`.
+"""SONiC target: `config_db.json` and `frr.conf` in the folder of every switch with `nos: sonic`.
 
 - render: the Config DB (`config_db`, `qos`, `management`), YANG-validated with SONiC's own models through libyang
   (`validate`, `yang`), the FRR spelling of the routing intent (`teton.targets.frr`) for SONiC's bgpd, and per HwSKU

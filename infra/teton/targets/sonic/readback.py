@@ -8,6 +8,7 @@ import re
 from collections import defaultdict
 from typing import Any
 
+from teton.buildfolder import device_path
 from teton.findings import Finding
 from teton.targets.base import DeviceView, PortView, QosView, Session
 
@@ -29,8 +30,8 @@ def frr_sessions(text: str) -> tuple[int | None, str | None, list[Session]]:
 
 
 def read_sonic(name: str, db: dict[str, Any], frr: str) -> tuple[DeviceView, list[Finding]]:
-    rel = f"devices/{name}/config_db.json"
-    frr_rel = f"devices/{name}/frr.conf"
+    rel = device_path(name, "config_db.json")
+    frr_rel = device_path(name, "frr.conf")
     asn, rid, sessions = frr_sessions(frr)
     loopbacks = tuple(k.split("|", 1)[1] for k in db.get("LOOPBACK_INTERFACE", {}) if "|" in k)
     view = DeviceView(name, "switch", frr_rel, asn=asn, router_id=rid, loopbacks=loopbacks, sessions=sessions,
