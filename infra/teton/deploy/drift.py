@@ -16,10 +16,10 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from teton.deploy import frr_push
 from teton.deploy.program import device_files, read_build
 from teton.deploy.transports import Device, TwinTransport, twin_frr_conf
 from teton.findings import TetonError
+from teton.frr import vtysh as frr_push
 from teton.secrets import PREFIX, referenced_secrets, resolve
 from teton.twin.artifacts import plan_name
 

@@ -10,7 +10,7 @@ and the secrets, and knows how to
 
 | target | NOS | transport |
 | --- | --- | --- |
-| twin | sonic | the switch's frr.conf into its twin FRR with frr-reload (`teton.deploy.frr_push`) |
+| twin | sonic | the switch's frr.conf into its twin FRR with frr-reload (`teton.frr.vtysh`) |
 | twin | eos | the FRR spelling of the routing read back from its structured config (what the twin runs for EOS) |
 | live | eos | eAPI JSON-RPC over HTTPS: a configure session replaced with the startup-config, then commit or abort |
 | live | sonic | SSH: `config replace` of config_db.json and frr-reload of frr.conf in the bgp container |
@@ -29,10 +29,10 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from teton import targets
-from teton.deploy import frr_push
 from teton.deploy.push import resolve_files
 from teton.fabric.model import Fabric
 from teton.findings import TetonError
+from teton.frr import vtysh as frr_push
 from teton.secrets import resolve
 from teton.targets import BuildFiles, Files
 
@@ -248,7 +248,7 @@ class SonicSshTransport:
         deadline = time.monotonic() + timeout
         while True:
             summary = json.loads(self._run(device, "sudo vtysh -c 'show bgp summary json'") or "{}")
-            from teton.twin.vty import established_peers
+            from teton.frr.vty import established_peers
 
             got = len(established_peers(summary))
             if got >= want or time.monotonic() > deadline:
