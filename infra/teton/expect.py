@@ -289,11 +289,14 @@ class Report:
         return out
 
 
-def check(expected: Promise, observer: Observer, parallel: int = 8) -> Report:
-    """Ask `observer` for every probe of `expected`: sessions, then same-rail pings, then ECMP widths."""
+def check(expected: Promise, observer: Observer, parallel: int = 8, sessions_at_least: bool = False) -> Report:
+    """Ask `observer` for every probe of `expected`: sessions, then same-rail pings, then ECMP widths.  A switch
+    must have exactly its expected sessions; with `sessions_at_least`, at least those (a live switch may have peers
+    of its own beside the design's)."""
     t0 = time.monotonic()
     got = {sw: observer.established(sw) for sw in expected.sessions}
-    sessions = tuple(SessionMismatch(sw, got[sw], want) for sw, want in expected.sessions.items() if got[sw] != want)
+    sessions = tuple(SessionMismatch(sw, got[sw], want) for sw, want in expected.sessions.items()
+                     if got[sw] < want or (got[sw] != want and not sessions_at_least))
     t1 = time.monotonic()
     with ThreadPoolExecutor(parallel) as pool:
         reached = list(pool.map(observer.reaches, expected.pings))
@@ -307,11 +310,12 @@ def check(expected: Promise, observer: Observer, parallel: int = 8) -> Report:
         seconds={"sessions": t1 - t0, "pings": t2 - t1, "ecmp": t3 - t2})
 
 
-def wait_until_kept(expected: Promise, observer: Observer, timeout: float, interval: float = 0.2) -> Report:
+def wait_until_kept(expected: Promise, observer: Observer, timeout: float, interval: float = 0.2,
+                    sessions_at_least: bool = False) -> Report:
     """`check` again until the fabric keeps `expected` or `timeout` seconds have passed; the last report."""
     deadline = time.monotonic() + timeout
     while True:
-        report = check(expected, observer)
+        report = check(expected, observer, sessions_at_least=sessions_at_least)
         if report.ok or time.monotonic() > deadline:
             return report
         time.sleep(interval)
