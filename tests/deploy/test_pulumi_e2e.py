@@ -71,7 +71,7 @@ class Run:
         build(self.spec, self.build, force=True)
 
     def running(self, switch: str) -> str:
-        from teton.deploy import frr_push
+        from teton.frr import vtysh as frr_push
         from teton.twin import service
         from teton.twin.runtime import Twin
 

@@ -60,22 +60,22 @@ def test_verify_checks_sessions_every_same_rail_pair_and_ecmp(twin, spec):
 
 
 def test_kernel_has_the_designed_ecmp_width(twin, spec):
-    from teton.twin.service import _twin
+    from teton.twin.service import load_twin
 
-    t = _twin("lab")
+    t = load_twin("lab")
     assert t.kernel_nexthops("z01-r001-rtsw", "10.64.0.96/27") == 4     # a rack in the other zone: 4 CTSWs
     assert t.kernel_nexthops("atsw01", "10.64.0.0/27") == 4             # a rack: the 4 CTSWs of its zone
 
 
 def test_ctsw_failure_keeps_every_same_rail_pair_reachable(twin, spec):
     from teton.twin import service
-    from teton.twin.service import _twin
+    from teton.twin.service import load_twin
 
     r = service.fail(str(spec), "z01-ctsw01")
     try:
         rc = r["reconvergence"]
         assert rc["ecmp_mismatched"] == [] and rc["ecmp_settled_s"] < 10
-        assert _twin("lab").kernel_nexthops("z01-r001-rtsw", "10.64.0.96/27") == 3   # narrower by one CTSW
+        assert load_twin("lab").kernel_nexthops("z01-r001-rtsw", "10.64.0.96/27") == 3   # narrower by one CTSW
         v = service.verify(str(spec))
         assert v["ok"], v
         assert v["bgp"]["expected_sessions"] == 128 - 16                              # its 8 peers x 2 families
@@ -87,12 +87,12 @@ def test_ctsw_failure_keeps_every_same_rail_pair_reachable(twin, spec):
 
 def test_link_failure_narrows_ecmp_towards_that_rack_only(twin, spec):
     from teton.twin import service
-    from teton.twin.service import _twin
+    from teton.twin.service import load_twin
 
     r = service.fail(str(spec), "z02-r001-rtsw:Ethernet128")
     try:
         assert r["reconvergence"]["ecmp_mismatched"] == []
-        t = _twin("lab")
+        t = load_twin("lab")
         assert t.kernel_nexthops("z02-r002-rtsw", "10.64.0.64/27") == 3   # same zone: one CTSW lost its path
         assert t.kernel_nexthops("z02-r002-rtsw", "10.64.0.0/27") == 4    # other racks: unchanged
         assert service.verify(str(spec))["ok"]

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from teton.expect import NO_FAILURES, EcmpModel, expected_sessions
 from teton.findings import TetonError
 from teton.targets.frr import render_frr
 from teton.twin.artifacts import twin_plan
-from teton.twin.expect import EcmpModel, Failures, expected_sessions
 
 
 def test_plan_has_backend_switches_hosts_and_cabled_links(lab_build):
@@ -17,7 +17,7 @@ def test_plan_has_backend_switches_hosts_and_cabled_links(lab_build):
     assert sum(k == "switch" for k in kinds.values()) == 14 and sum(k == "host" for k in kinds.values()) == 8
     assert not any(name.endswith("frsw") or "fsw" in name for name in kinds)      # backend only
     assert len(source.plan.links) == 96 and all(link.mtu == 9100 for link in source.plan.links)
-    sessions = expected_sessions(source.fabric, sorted(source.origin), Failures([], []))
+    sessions = expected_sessions(source.fabric, sorted(source.origin), NO_FAILURES)
     assert sessions["z01-r001-rtsw"] == 8 and sessions["atsw01"] == 16 and sum(sessions.values()) == 128
 
 

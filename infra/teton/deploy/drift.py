@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from teton.buildfolder import BuildFolder
-from teton.deploy import frr_push
 from teton.deploy.transports import Device, TwinTransport, twin_frr_conf
 from teton.findings import TetonError
+from teton.frr import vtysh as frr_push
 from teton.secrets import PREFIX, referenced_secrets, resolve
 from teton.twin.artifacts import plan_name
 

@@ -40,13 +40,9 @@ class HostRack:
 
 class TwinHosts:
     def __init__(self, twin: str):
-        from teton.twin import service
-        from teton.twin.runtime import Twin
+        from teton.twin.service import load_twin
 
-        try:
-            self.twin = Twin.load(service.state_dir(twin) / "rt")
-        except Exception as exc:   # noqa: BLE001 (not up, or a corrupt state: both "not up")
-            raise TetonError(f"twin {twin!r} is not up ({exc}); run `teton twin up` first") from None
+        self.twin = load_twin(twin)
 
     def apply(self, rack: HostRack) -> None:
         problems = []

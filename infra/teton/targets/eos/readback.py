@@ -3,7 +3,8 @@
 The routing is read from the structured fields that `teton.targets.eos.structured` writes, never from descriptions:
 peer groups (their address family from the address-family that activates them, `passive`, the uplink/downlink side
 from `metadata.type`, timers, password, BFD), neighbours (the local port and address from the interface whose subnet
-holds the neighbour), ECMP width, aggregates, and whether EXPORT_<tag> filters (a rack switch) or not (transit).  EOS
+holds the neighbour), ECMP width, aggregates, and whether the route map the address families apply outbound
+(`route_map_out`, found by that reference, not by its name) filters (a rack switch) or not (transit).  EOS
 has no per-peer connect-retry timer, so that one value reads back as None.
 """
 
@@ -53,6 +54,14 @@ def _qos(cfg: dict[str, Any], rel: str) -> tuple[QosView | None, list[Finding]]:
     return None, findings
 
 
+def _export_entries(cfg: dict[str, Any], bgp: dict[str, Any]) -> list[dict[str, Any]]:
+    """The entries of the route maps the address families apply outbound to their peer groups (`route_map_out`):
+    found by that reference, not by name.  A switch whose export entries match nothing permits all (transit)."""
+    applied = {g["route_map_out"] for fam in ("ipv4", "ipv6")
+               for g in bgp.get(f"address_family_{fam}", {}).get("peer_groups", []) if g.get("route_map_out")}
+    return [s for rm in cfg.get("route_maps", []) if rm["name"] in applied for s in rm.get("sequence_numbers", [])]
+
+
 def _routing(cfg: dict[str, Any], interfaces: dict[str, PortView]) -> Routing | None:
     bgp = cfg.get("router_bgp")
     if not isinstance(bgp, dict):
@@ -88,8 +97,7 @@ def _routing(cfg: dict[str, Any], interfaces: dict[str, PortView]) -> Routing | 
     keepalive, hold = (int(x) for x in str(timers).split())
     lo: dict[str, Any] = next((x for x in cfg.get("loopback_interfaces", []) if x.get("name") == "Loopback0"), {})
     aggregates = [a["prefix"] for a in bgp.get("aggregate_addresses", [])]
-    export = [s for rm in cfg.get("route_maps", []) if rm["name"].startswith("EXPORT_")
-              for s in rm.get("sequence_numbers", [])]
+    export = _export_entries(cfg, bgp)
     transit = not any(s.get("match") for s in export)
     prepend = max((len(x.split()) - 2 for s in export for x in s.get("set", []) if x.startswith("as-path prepend ")),
                   default=0)

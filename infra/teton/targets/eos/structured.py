@@ -2,8 +2,10 @@
 its intents.  `teton.targets.eos.avd` validates it and renders it to EOS CLI with pyavd.
 
 The routing spelling matches the FRR one (`teton.targets.frr`) line for line in meaning: per-family peer groups
-(passive towards the lower tier), LOCAL_<tag> for connected routes, summary-only aggregates, EXPORT_<tag> permitting all
-on a transit switch and only ORIGINATE_<tag> otherwise.  EOS has no per-peer connect-retry timer: it keeps its own.
+(passive towards the lower tier), summary-only aggregates, and the route-policy layout both read from
+`teton.frr.policy` (LOCAL_<tag> for connected routes, EXPORT_<tag> permitting all on a transit switch and only
+ORIGINATE_<tag> otherwise; EOS carries ORIGINATE_<tag> only where EXPORT_<tag> matches it).  EOS has no per-peer
+connect-retry timer: it keeps its own.
 """
 
 from __future__ import annotations
@@ -12,12 +14,11 @@ from typing import Any
 
 from teton.fabric.intent import Management, Qos, Routing, SwitchPolicy
 from teton.fabric.model import Device, Fabric
+from teton.frr.policy import TAG, PrefixList, RouteMap, route_policy
 from teton.secrets import secret_ref
 
 QOS_PROFILE = "QOS-ROCE"
 DAMPING_PROFILE = "LINK-DAMPING"
-FAMILY_TAG = {"ipv4": "V4", "ipv6": "V6"}
-MAX_LEN = {"ipv4": 32, "ipv6": 128}
 SIDE = {"up": "uplinks", "down": "downlinks"}
 
 
@@ -148,29 +149,33 @@ def _management(d: Device, m: Management) -> dict[str, Any]:
     return cfg
 
 
+def _prefix_list(pl: PrefixList) -> dict[str, Any]:
+    return {"name": pl.name, "sequence_numbers": [
+        {"sequence": e.seq, "action": f"permit {e.prefix}" + (f" le {e.le}" if e.le is not None else "")}
+        for e in pl.entries]}
+
+
+def _route_map(rm: RouteMap, match: str) -> dict[str, Any]:
+    entry: dict[str, Any] = {"sequence": rm.seq, "type": "permit"}
+    if rm.match is not None:
+        entry["match"] = [f"{match} address prefix-list {rm.match}"]
+    if rm.prepend:
+        entry["set"] = [f"as-path prepend {' '.join(map(str, rm.prepend))}"]
+    return {"name": rm.name, "sequence_numbers": [entry]}
+
+
 def _routing(r: Routing) -> dict[str, Any]:
     prefix_lists: dict[str, list[dict[str, Any]]] = {"ipv4": [], "ipv6": []}
     route_maps: list[dict[str, Any]] = []
     peer_groups: list[dict[str, Any]] = []
     afs: dict[str, dict[str, Any]] = {}
-    for fam in r.families():
-        tag, match = FAMILY_TAG[fam], "ip" if fam == "ipv4" else "ipv6"
-        lo = r.loopback4 if fam == "ipv4" else r.loopback6
-        aggs = r.aggregates4 if fam == "ipv4" else r.aggregates6
-        local = [{"sequence": 10, "action": f"permit {lo}"}] if lo else []
-        local += [{"sequence": 20 + 10 * k, "action": f"permit {a} le {MAX_LEN[fam]}"} for k, a in enumerate(aggs)]
-        prefix_lists[fam].append({"name": f"LOCAL_{tag}", "sequence_numbers": local})
-        route_maps.append({"name": f"CONNECTED_{tag}", "sequence_numbers": [
-            {"sequence": 10, "type": "permit", "match": [f"{match} address prefix-list LOCAL_{tag}"]}]})
-        export: dict[str, Any] = {"sequence": 10, "type": "permit"}
-        if not r.transit:
-            originate = [{"sequence": 10, "action": f"permit {lo}"}] if lo else []
-            originate += [{"sequence": 20 + 10 * k, "action": f"permit {a}"} for k, a in enumerate(aggs)]
-            prefix_lists[fam].append({"name": f"ORIGINATE_{tag}", "sequence_numbers": originate})
-            export["match"] = [f"{match} address prefix-list ORIGINATE_{tag}"]
-        if r.drain_prepend:
-            export["set"] = [f"as-path prepend {' '.join([str(r.asn)] * r.drain_prepend)}"]
-        route_maps.append({"name": f"EXPORT_{tag}", "sequence_numbers": [export]})
+    for policy in route_policy(r):
+        fam, tag, match = policy.family, TAG[policy.family], "ip" if policy.family == "ipv4" else "ipv6"
+        prefix_lists[fam].append(_prefix_list(policy.local))
+        route_maps.append(_route_map(policy.connected, match))
+        if policy.export.match is not None:
+            prefix_lists[fam].append(_prefix_list(policy.originate))
+        route_maps.append(_route_map(policy.export, match))
         names = []
         for g in r.groups:
             if g.family != fam:
@@ -188,8 +193,9 @@ def _routing(r: Routing) -> dict[str, Any]:
                 pg["bfd"] = True
             peer_groups.append(pg)
             names.append(g.name)
-        afs[fam] = {"peer_groups": [{"name": n, "activate": True, "route_map_out": f"EXPORT_{tag}"} for n in names],
-                    "redistribute": {"connected": {"enabled": True, "route_map": f"CONNECTED_{tag}"}}}
+        afs[fam] = {"peer_groups": [{"name": n, "activate": True, "route_map_out": policy.export.name}
+                                    for n in names],
+                    "redistribute": {"connected": {"enabled": True, "route_map": policy.connected.name}}}
     router_bgp: dict[str, Any] = {
         "as": str(r.asn), "router_id": r.router_id,
         "bgp": {"default": {"ipv4_unicast": False}},

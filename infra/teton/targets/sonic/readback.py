@@ -4,35 +4,21 @@ for the routing bgpd really runs.  Also checks that the two files agree: the sam
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from typing import Any
 
 from teton.buildfolder import device_path
 from teton.findings import Finding
+from teton.frr.conf import bgp_config
 from teton.targets.base import DeviceView, PortView, QosView, Session
-
-_NEIGHBOR = re.compile(r"^ neighbor (\S+) remote-as (\d+)$")
-
-
-def frr_sessions(text: str) -> tuple[int | None, str | None, list[Session]]:
-    """(ASN, router-id, sessions) of an frr.conf: what `router bgp` runs."""
-    asn = rid = None
-    sessions = []
-    for n, line in enumerate(text.splitlines(), start=1):
-        if line.startswith("router bgp "):
-            asn = int(line.split()[2])
-        elif line.startswith(" bgp router-id "):
-            rid = line.split()[2]
-        elif m := _NEIGHBOR.match(line):
-            sessions.append(Session(m.group(1), int(m.group(2)), f"line {n}"))
-    return asn, rid, sessions
 
 
 def read_sonic(name: str, db: dict[str, Any], frr: str) -> tuple[DeviceView, list[Finding]]:
     rel = device_path(name, "config_db.json")
     frr_rel = device_path(name, "frr.conf")
-    asn, rid, sessions = frr_sessions(frr)
+    bgp = bgp_config(frr)
+    asn, rid = bgp.asn, bgp.router_id
+    sessions = [Session(n.address, n.remote_as, f"line {n.line}") for n in bgp.neighbors]
     loopbacks = tuple(k.split("|", 1)[1] for k in db.get("LOOPBACK_INTERFACE", {}) if "|" in k)
     view = DeviceView(name, "switch", frr_rel, asn=asn, router_id=rid, loopbacks=loopbacks, sessions=sessions,
                       qos_file=rel, frr_conf=frr)
