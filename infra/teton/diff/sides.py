@@ -258,8 +258,8 @@ class SpecFiles:
         if ref.startswith("-"):              # never an option of git's, whatever follows
             raise TetonError(f"{given}: a git ref does not start with '-'")
         try:                                 # --end-of-options: the user's value is a revision, never an option
-            shown = subprocess.run(["git", "show", "--end-of-options", f"{ref}:{inside}"], capture_output=True, timeout=GIT_TIMEOUT_S,
-                                   check=False)
+            shown = subprocess.run(["git", "show", "--end-of-options", f"{ref}:{inside}"], capture_output=True,
+                                   timeout=GIT_TIMEOUT_S, check=False)
         except FileNotFoundError:
             raise TetonError(f"{given}: git is not installed, so GIT_REF:path cannot be read") from None
         except subprocess.TimeoutExpired:
