@@ -43,6 +43,7 @@ from google.protobuf.json_format import MessageToDict
 from pulumi.runtime.proto import plugin_pb2, provider_pb2, provider_pb2_grpc
 
 from teton.buildfolder import BuildFolder
+from teton.deploy import settings as stack_settings
 from teton.deploy.hosts import HostRack, host_transport
 from teton.deploy.plugin import serve_plugin
 from teton.deploy.program import GATE, HOST_RACK, PLAYBOOKS, SUBNET_MANAGER, SWITCH
@@ -247,12 +248,12 @@ class Provider(provider_pb2_grpc.ResourceProviderServicer):
                       self.fabric(self.build(props)))
 
     def timeout(self) -> float:
-        return float(self.config.get("checkTimeout", 30))
+        return stack_settings.check_timeout(self.config.get("checkTimeout"))
 
     def adopting(self) -> bool:
         """`teton:adopt true`: record the build as what the devices run, touching none (a cluster configured before
         teton managed it); `pulumi refresh` then reports any drift."""
-        return str(self.config.get("adopt", "false")).lower() == "true"
+        return stack_settings.adopt(self.config.get("adopt"))
 
     def _apply(self, kind: str, props: dict[str, Any]) -> dict[str, Any]:
         if self.adopting():

@@ -251,9 +251,11 @@ class SpecFiles:
         ref, _, inside = given.partition(":")
         if not ref or not inside:
             raise TetonError(f"{given}: give a spec file or GIT_REF:path")
-        try:
-            shown = subprocess.run(["git", "show", f"{ref}:{inside}"], capture_output=True, timeout=GIT_TIMEOUT_S,
-                                   check=False)
+        if ref.startswith("-"):              # never an option of git's, whatever follows
+            raise TetonError(f"{given}: a git ref does not start with '-'")
+        try:                                 # --end-of-options: the user's value is a revision, never an option
+            shown = subprocess.run(["git", "show", "--end-of-options", f"{ref}:{inside}"], capture_output=True,
+                                   timeout=GIT_TIMEOUT_S, check=False)
         except FileNotFoundError:
             raise TetonError(f"{given}: git is not installed, so GIT_REF:path cannot be read") from None
         except subprocess.TimeoutExpired:

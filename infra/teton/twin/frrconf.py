@@ -19,6 +19,7 @@ offsets `log_marks` took before it started.
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -28,14 +29,28 @@ from teton.twin.processes import run_all
 _CHECK_BATCH = 64  # integrated configs per `vtysh -C` call
 
 
+def write_private(path: Path, text: str) -> None:
+    """Write `text` to `path` readable by its owner only (0600 from the start, whatever the umask; a symlink in its
+    place is refused): a twin's configs hold the secrets resolved."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+    with os.fdopen(fd, "w") as f:
+        os.fchmod(f.fileno(), 0o600)
+        f.write(text)
+
+
+def config_files(node_dir: Path) -> list[Path]:
+    """The files `write_node_configs` writes into `node_dir` (they hold resolved secrets; the logs do not)."""
+    return [node_dir / "frr.conf", *(node_dir / f"{daemon}.conf" for daemon in DAEMONS)]
+
+
 def write_node_configs(node_dir: Path, frr_conf: str) -> list[str]:
-    """Write ``frr.conf`` and its per-daemon parts ``<daemon>.conf`` into `node_dir`; harmless warnings."""
-    (node_dir / "frr.conf").write_text(frr_conf)
+    """Write ``frr.conf`` and its per-daemon parts ``<daemon>.conf`` into `node_dir`, each 0600; harmless warnings."""
+    write_private(node_dir / "frr.conf", frr_conf)
     parts, warnings = split_frr_conf(frr_conf)
     if "no zebra nexthop kernel enable" not in frr_conf:
         warnings.append("frr_conf lacks 'no zebra nexthop kernel enable' (see teton.twin.frrconf)")
     for daemon, text in parts.items():
-        (node_dir / f"{daemon}.conf").write_text(text)
+        write_private(node_dir / f"{daemon}.conf", text)
     return warnings
 
 
@@ -54,7 +69,7 @@ def check_configs(confs: dict[str, str], scratch_dir: Path) -> list[str]:
             text += lines
             line += len(lines)
         path = scratch_dir / f"check-{k}.conf"
-        path.write_text("\n".join(text) + "\n")
+        write_private(path, "\n".join(text) + "\n")
         files.append(path)
         spans.append(span)
     try:

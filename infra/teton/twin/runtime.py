@@ -167,7 +167,7 @@ class Twin:
             "neigh_thresholds_raised": self._neigh_raised,
         }
         tmp = self.state_file.with_suffix(".tmp")
-        tmp.write_text(json.dumps(state, indent=1))
+        frrconf.write_private(tmp, json.dumps(state, indent=1))     # the plan holds the resolved configs
         tmp.replace(self.state_file)
 
     # ---------------------------------------------------------------- up
@@ -244,7 +244,8 @@ class Twin:
             d = self.node_dir(node.name)
             if d.exists():
                 shutil.rmtree(d)
-            d.mkdir(mode=0o755)
+            d.mkdir(mode=0o700)
+            d.chmod(0o700)              # its configs hold the secrets resolved: the daemons' user (frr) only
             if node.frr_conf is not None:
                 warnings += [f"{node.name}: {w}" for w in frrconf.write_node_configs(d, node.frr_conf)]
                 confs[node.name] = node.frr_conf
@@ -487,8 +488,11 @@ class Twin:
                 raise TwinError(f"could not delete namespaces {left}: {said}")
         sysctl.restore_neigh_thresholds_if_idle()
         self._neigh_raised = False
-        if keep_logs:
+        if keep_logs:                   # the logs stay; the configs (secrets resolved) do not
             self.state_file.unlink(missing_ok=True)
+            for node in self._nodes:
+                for f in frrconf.config_files(self.node_dir(node)):
+                    f.unlink(missing_ok=True)
             return
         for node in self._nodes:
             shutil.rmtree(self.node_dir(node), ignore_errors=True)

@@ -153,15 +153,38 @@ def build_documents(fabric: Fabric) -> Documents:
     return docs
 
 
+TEMPLATE_MARKS = ("{{", "{%", "{#")
+"""What starts a Jinja2 template: Ansible trusts the strings of a vars file as templates, so none may hold one..."""
+MEANT_AS_TEMPLATES = {"teton_slurm_files": v.SLURM_FILES}
+"""... but these, and each only with the value teton writes (a path relative to the inventory, for the slurm role)."""
+
+
+def _templates(value: Any, where: str) -> list[str]:
+    """The spec paths below `value` whose text holds a template mark (keys included)."""
+    if isinstance(value, str):
+        return [where] if any(m in value for m in TEMPLATE_MARKS) else []
+    if isinstance(value, dict):
+        return [p for k, x in value.items()
+                for p in (_templates(str(k), f"{where}.{k}".lstrip(".")) + _templates(x, f"{where}.{k}".lstrip(".")))]
+    if isinstance(value, list):
+        return [p for i, x in enumerate(value) for p in _templates(x, f"{where}.{i}".lstrip("."))]
+    return []
+
+
 def check_documents(docs: Documents) -> list[Finding]:
     """Every document against the JSON Schema and the argument specs of the roles its hosts run; required variables
-    on each host's union of documents."""
+    on each host's union of documents; no variable holds a template (data is data: `{{ lookup('pipe', ...) }}` in a
+    host's variables would run on the controller the first time a play reads it)."""
+    findings: list[Finding] = [
+        Finding(rel, where, "holds a Jinja2 template mark ({{, {% or {#): teton's variables are data, never "
+                            "templates", rule="ansible-template")
+        for rel, data in docs.files.items() for where in sorted(set(_templates(data, "")))
+        if not (where in MEANT_AS_TEMPLATES and data.get(where) == MEANT_AS_TEMPLATES[where])]
     validator, required_by_role = _schema()
     try:
         roles_of_group = site_roles()
     except ArgspecError as exc:
-        return [Finding("playbooks/site.yml", "", str(exc), rule="ansible-vars")]
-    findings: list[Finding] = []
+        return [*findings, Finding("playbooks/site.yml", "", str(exc), rule="ansible-vars")]
     host_groups = docs.host_groups()
     group_doc = {g: f"{DIR}/group_vars/{g}.yml" for g in ["all", *docs.groups, *docs.children]}
     roles_of_file: dict[str, set[str]] = {}

@@ -1,0 +1,65 @@
+"""Attack: bad stack settings.  `teton:checkTimeout=abc` passed the preview and `pulumi up` pushed three canaries before
+a ValueError; rolloutFraction/rolloutMaxWave of 0, -1, abc, nan, 1e309 and a malformed canary were 60-line
+tracebacks; `canary: "z01-r001-rtsw"` was read letter by letter.  Every setting is parsed and range-checked when the
+program starts: one line naming the setting, nothing registered."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.reliability.pulumi_project import engine_or_fail, make_project
+from teton.deploy import settings
+
+BAD = [("checkTimeout", v) for v in ("abc", "0", "-1", "nan", "inf", "1e309", "3601")] + \
+      [("rolloutFraction", v) for v in ("0", "-1", "abc", "nan", "1e309", "1")] + \
+      [("rolloutMaxWave", v) for v in ("0", "-1", "abc", "nan", "1e309", "2.5")] + \
+      [("canary", v) for v in ("z01-r001-rtsw", '["z01-r001-rtsw"', "[1]", '{"a": 1}', '["a b"]', '["x", "x"]')] + \
+      [("target", "prod"), ("adopt", "yes"), ("twin", "a/b"), ("twin", "x" * 17), ("secrets", "[1]"),
+       ("secrets", '{"a": {"b": 1}}'), ("secrets", '{"../x": "v"}'), ("build", "a\nb"), ("eapiPort", "70000")]
+
+
+@pytest.mark.parametrize(("key", "value"), BAD)
+def test_a_bad_setting_is_one_line_naming_it(key, value):
+    raw = {"spec": "inventory/lab.yaml", key: value}
+    with pytest.raises(settings.SettingError) as err:
+        settings.parse(raw.get, Path("/project"))
+    assert str(err.value).startswith(f"config teton:{key}: ") and "\n" not in str(err.value)
+
+
+def test_good_settings_parse_into_their_types():
+    raw = {"spec": "inventory/lab.yaml", "build": "build/x", "canary": '["z01-r001-rtsw", "atsw01"]',
+           "rolloutFraction": "0.5", "rolloutMaxWave": "8", "checkTimeout": "20", "adopt": "True",
+           "target": "live", "twin": "lab_2", "secrets": '{"bgp_backend": "pw"}'}
+    s = settings.parse(raw.get, Path("/project"))
+    assert s.spec == Path("/project/inventory/lab.yaml") and s.build == Path("/project/build/x")
+    assert s.policy.canary == ("z01-r001-rtsw", "atsw01") and s.policy.fraction == 0.5 and s.policy.max_wave == 8
+    assert (s.check_timeout, s.adopt, s.target, s.twin, s.secrets) == (20.0, True, "live", "lab_2", ("bgp_backend",))
+    defaults = settings.parse({"spec": "/abs/s.yaml"}.get, Path("/project"))
+    assert defaults.build is None and defaults.policy.canary is None and defaults.check_timeout == 30.0
+
+
+@pytest.mark.parametrize(("key", "value"), [("checkTimeout", "abc"), ("canary", "z01-r001-rtsw"),
+                                            ("rolloutMaxWave", "1e309")])
+def test_the_engine_stops_at_the_start_with_one_line(tmp_path, key, value):
+    """With the real engine: the preview (so the update, which previews first) fails before registering anything."""
+    engine_or_fail()
+    project, env = make_project(tmp_path)
+    env["PULUMI_CONFIG_PASSPHRASE"] = "attack"
+    script = f"""set -e
+export PATH=~/.cache/teton/pulumi/v3.274.1/bin:$PATH
+mkdir -p ~/.state && pulumi login file://$HOME/.state
+.venv/bin/teton render inventory/lab.yaml >/dev/null
+pulumi stack init lab --secrets-provider passphrase
+pulumi config set teton:spec inventory/lab.yaml
+pulumi config set -- teton:{key} '{value}'
+pulumi preview --non-interactive
+"""
+    res = subprocess.run(["bash", "-c", script], cwd=project, env=env, capture_output=True, text=True, timeout=600,
+                         check=False)
+    out = res.stdout + res.stderr
+    assert res.returncode != 0, out[-3000:]
+    assert f"config teton:{key}: " in out and "Traceback" not in out, out[-3000:]
+    assert "teton:index:Switch" not in out, "a switch was registered before the settings were checked"
