@@ -41,7 +41,7 @@ class SecretKind:
     max_len: int
     chars: str = _TOKEN_CHARS
     pattern: str | None = None
-    words: str = "printable ASCII without space, quotes, '\\\\', '!', '#', '?' or ','"
+    words: str = "printable ASCII without space, quotes, backslash, backtick, '!', '#', '?' or ','"
 
     def problem(self, value: str) -> str | None:
         """Why `value` is not a secret of this kind (without the value), or None."""
