@@ -5,13 +5,14 @@
 from __future__ import annotations
 
 import copy
+
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.helpers import INVENTORY, write_spec
 from teton.build import render_spec
 from teton.findings import SpecError
-from tests.helpers import INVENTORY, write_spec
 
 MINIPACK2 = {"name": "minipack2", "vendor": "Meta (Celestica)", "asic": "Broadcom Tomahawk4", "asic_tbps": 25.6,
              "port_naming": "sonic", "nos": ["sonic"],

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import yaml
 
-from teton.design.guids import read_guid_map
 from tests.helpers import INVENTORY
+from teton.design.guids import read_guid_map
 
 
 def test_guid_map_reading_proc_self_environ_never_echoes_it(tmp_path, monkeypatch):

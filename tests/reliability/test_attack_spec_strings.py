@@ -10,10 +10,10 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
+from tests.helpers import LAB, write_spec
 from teton.cli import main
 from teton.findings import SpecError
 from teton.targets.tokens import csv_cell, token
-from tests.helpers import LAB, write_spec
 
 BASE = yaml.safe_load(LAB.read_text())
 MINIPACK2 = {"name": "minipack2", "vendor": "Meta (Celestica)", "asic": "Broadcom Tomahawk4", "asic_tbps": 25.6,

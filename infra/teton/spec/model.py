@@ -357,7 +357,8 @@ class InfinibandBackend(_Model):
                                  description="verbs names of the backend HCAs in rail order (NCCL_IB_HCA); default "
                                              "mlx5_0 ... mlx5_<n-1>")
     guid_map: str | None = Field(default=None, min_length=1, max_length=4096, pattern=RELATIVE_PATH_PATTERN,
-                                 description="file of hardware GUIDs, relative to the spec (inside its folder): one node a line, "
+                                 description="file of hardware GUIDs, relative to the spec (inside its folder): "
+                                             "one node a line, "
                                              "'0x<node GUID> \"<name>\" [0x<port GUID>]' (an OpenSM node-name-map, "
                                              "names '<switch>' or '<host> <hca>'); default: synthetic GUIDs")
     subnet_manager: IbSubnetManager = IbSubnetManager()

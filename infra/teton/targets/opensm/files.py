@@ -7,8 +7,8 @@ from collections.abc import Iterator, Sequence
 from teton.fabric.model import Fabric
 from teton.fabric.subnet import SubnetManager
 from teton.secrets import secret_ref
-from teton.targets.tokens import token
 from teton.targets.templates import render_template
+from teton.targets.tokens import token
 
 DEFAULT_PKEY = 0x7FFF
 MTU_CODE = {256: 1, 512: 2, 1024: 3, 2048: 4, 4096: 5}   # IBTA MTU encoding, as partitions.conf takes it
