@@ -147,7 +147,7 @@ def ib_guid_map(c: Cluster, file: str) -> Iterator[Finding]:
     if be is None or be.guid_map is None:
         return
     path = resolve(Path(file).parent, be.guid_map)
-    gm = read_guid_map(path)
+    gm = read_guid_map(path, root=Path(file).parent)
     for line, problem in gm.problems:
         yield Finding(str(path), f"{BE}.guid_map", f"the GUID map {problem}", rule="guid-map", line=line)
     if gm.problems and not gm.nodes:

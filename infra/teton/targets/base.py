@@ -117,9 +117,15 @@ class Target:
     def resolve_secrets(self, files: Files, secrets: Mapping[str, str]) -> Files:
         """The files as pushed to a device: every `TETON_SECRET_<name>` reference replaced by what this NOS expects
         (here the cleartext value; a NOS that stores ciphertext overrides it).  Only for the push, in memory: the
-        build folder never holds a secret.  KeyError names a secret that is referenced but not given."""
-        quoted = {name: json.dumps(value)[1:-1] for name, value in secrets.items()}   # inside a JSON string
-        return {path: resolve(text, quoted if path.endswith(".json") else secrets) for path, text in files.items()}
+        build folder never holds a secret.  SecretError (a KeyError) names a secret that is
+        referenced but not given, or whose value its kind does not accept (teton.secrets)."""
+        return {path: resolve(text, secrets, _json_string if path.endswith(".json") else None)
+                for path, text in files.items()}
+
+
+def _json_string(value: str) -> str:
+    """`value` as it goes inside a JSON string."""
+    return json.dumps(value)[1:-1]
 
 
 class DeviceTarget(Target):

@@ -18,6 +18,7 @@ from teton.fabric.intent import Routing
 from teton.frr.policy import route_policy
 from teton.secrets import secret_ref
 from teton.targets.templates import render_template
+from teton.targets.tokens import token
 
 AFI = {"ipv4": "ip", "ipv6": "ipv6"}
 
@@ -40,7 +41,9 @@ def frr_context(hostname: str, r: Routing) -> dict[str, Any]:
         groups += [{"name": g.name, "passive": g.passive} for g in r.groups if g.family == fam]
         afs.append({"name": fam, "redistribute": policy.connected.name, "aggregates": aggregates, "groups": names,
                     "export": policy.export.name})
-    neighbors = [{"ip": n.address, "remote_as": n.remote_as, "description": n.peer, "group": n.group}
+    token(hostname, hostname, "hostname", "frr.conf")
+    neighbors = [{"ip": token(n.address, hostname, "neighbor", "frr.conf"), "remote_as": n.remote_as,
+                  "description": token(n.peer, hostname, f"neighbor {n.address} peer", "frr.conf"), "group": n.group}
                  for n in r.neighbors]
     prefix_lists.sort(key=lambda p: (p["afi"] != "ip", p["name"], p["seq"]))
     bgp = {"asn": r.asn, "router_id": r.router_id, "keepalive": r.timers.keepalive, "hold": r.timers.hold,

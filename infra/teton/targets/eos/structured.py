@@ -16,6 +16,7 @@ from teton.fabric.intent import Management, Qos, Routing, SwitchPolicy
 from teton.fabric.model import Device, Fabric
 from teton.frr.policy import TAG, PrefixList, RouteMap, route_policy
 from teton.secrets import secret_ref
+from teton.targets.tokens import token
 
 QOS_PROFILE = "QOS-ROCE"
 DAMPING_PROFILE = "LINK-DAMPING"
@@ -108,7 +109,9 @@ def _aaa(m: Management, vrf: str) -> dict[str, Any]:
 
 
 def _management(d: Device, m: Management) -> dict[str, Any]:
-    vrf = m.vrf
+    vrf = token(m.vrf, d.name, "management.vrf", "startup-config")
+    for field in ("snmpv3_user", "breakglass_user"):
+        token(getattr(m, field), d.name, f"management.{field}", "startup-config")
     cfg: dict[str, Any] = {
         "vrfs": [{"name": vrf, "ip_routing": False}],
         "management_interfaces": [{"name": "Management0", "description": "out-of-band management", "shutdown": False,

@@ -8,6 +8,7 @@ from teton.fabric.model import Fabric
 from teton.fabric.subnet import SubnetManager
 from teton.secrets import secret_ref
 from teton.targets.templates import render_template
+from teton.targets.tokens import token
 
 DEFAULT_PKEY = 0x7FFF
 MTU_CODE = {256: 1, 512: 2, 1024: 3, 2048: 4, 4096: 5}   # IBTA MTU encoding, as partitions.conf takes it
@@ -64,6 +65,8 @@ def partitions_conf(f: Fabric, sm: SubnetManager) -> str:
                 "# switches over it, not other hosts); every other HCA is a full member")
     tenants = []
     for p in sm.partitions:
+        for member in (p.name, *p.members):
+            token(member, f"partition {p.name!r}", "name" if member == p.name else "members", "partitions.conf")
         head = f"{p.name}=0x{p.pkey:04x}"
         flags = (", indx0" if p.index0 else "") + (", ipoib" if p.ipoib else "") + f", mtu={mtu}"
         members = [f"{g}=full" for g in _ports(f, p.members, sm.hcas)]

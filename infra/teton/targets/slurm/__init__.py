@@ -20,6 +20,7 @@ from teton.fabric.hostplan import GpuHostPlan
 from teton.fabric.model import Device, Fabric
 from teton.targets.base import Files, RenderContext, Target
 from teton.targets.templates import render_template
+from teton.targets.tokens import token
 
 DIR = "slurm"
 _NAMES = "Every switch and node once; names spelled out (slurmctld refuses hostlists here)."
@@ -57,6 +58,9 @@ def _cores(socket: int, per_socket: int) -> str:
 
 def _node(device: Device, cores_per_socket: int) -> dict[str, Any]:
     gpus = int(device.attrs.get("gpus", 0))
+    conf = "slurm.conf/gres.conf"
+    for field, value in (("name", device.name), ("gpu_model", gpu_type(device)), ("rack", device.rack or "x")):
+        token(value, device.name, field, conf)
     plan = device.host
     numa = {n.gpu: n.numa for n in plan.nics} if isinstance(plan, GpuHostPlan) else {}
     return {"name": device.name, "addr": _frontend_address(device), "gpus": gpus, "gpu_type": gpu_type(device),
@@ -105,6 +109,8 @@ class SlurmTarget(Target):
         if settings is None or not hosts:
             return {}
         s = settings.scheduler
+        for field in ("controller", "partition", "cluster"):
+            token(getattr(s, field), "scheduler", field, "slurm.conf")
         nodes = [_node(d, s.cores_per_socket) for d in hosts]
         racks, zones, top = topology(fabric)
         return {
