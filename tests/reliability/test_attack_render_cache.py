@@ -43,7 +43,7 @@ def poison_frr_entries(cache_root: Path) -> int:
             continue
         prefix, _, head, body = _split_entry(path.read_bytes())
         out, at, files = b"", 0, []
-        for rel, n, sha in head["files"]:
+        for rel, n, _sha in head["files"]:
             chunk = body[at:at + n]
             at += n
             if rel.endswith("frr.conf"):
@@ -117,7 +117,8 @@ def test_render_check_trusts_nothing_replayed_even_from_the_keys_holder(tmp_path
         key = path.name
         files = cache.read_entry(key)
         assert files is not None
-        cache.write_entry(key, {rel: text.replace("router bgp", POISON + "router bgp", 1) for rel, text in files.items()})
+        cache.write_entry(key, {rel: text.replace("router bgp", POISON + "router bgp", 1)
+                                for rel, text in files.items()})
     poisoned = build(spec, tmp_path / "poisoned", cache=cache).path
     assert POISON in "".join(p.read_text() for p in poisoned.rglob("frr.conf"))   # the key holder is trusted by render
     r = CliRunner().invoke(main, ["render", str(spec), "--check", str(honest)], env=env)
