@@ -12,12 +12,19 @@ from teton.spec.model import Cluster
 
 @pytest.fixture(scope="session", autouse=True)
 def _render_cache_of_the_session(tmp_path_factory):
-    """`teton render` and `teton diff` use a render cache: tests get their own, never the user's."""
+    """`teton render` and `teton diff` use a render cache: tests get their own, never the user's (nor its key)."""
     import os
+    import secrets
 
     before = os.environ.get("TETON_CACHE_DIR")
+    key = os.environ.get("TETON_CACHE_KEY")
     os.environ["TETON_CACHE_DIR"] = str(tmp_path_factory.mktemp("render-cache"))
+    os.environ["TETON_CACHE_KEY"] = secrets.token_hex(32)
     yield
+    if key is None:
+        os.environ.pop("TETON_CACHE_KEY", None)
+    else:
+        os.environ["TETON_CACHE_KEY"] = key
     if before is None:
         os.environ.pop("TETON_CACHE_DIR", None)
     else:

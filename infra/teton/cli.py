@@ -204,6 +204,11 @@ def _cache(no_cache: bool) -> Any:
 def _cache_line(cache: Any, replayed: bool = False) -> str:
     s = cache.stats()
     how = "; the spec's render was replayed without designing" if replayed else ""
+    if s.get("untrusted"):
+        how += (f"; {s['untrusted']:,} cache entries failed their MAC (damaged, or not written with this user's cache "
+                "key) and were rendered again, not replayed")
+    if s.get("problem"):
+        how += f"; the cache is not used: {escape(s['problem'])}"
     return (f"render cache {escape(s['dir'])}: {s['hits']:,} device configs from the cache, {s['misses']:,} rendered"
             f"{how}")
 

@@ -1,5 +1,7 @@
 """`teton render --check DIR`: for repositories that commit their intended configs (the AVD convention), is DIR what
-rendering the spec would write?  Renders in memory (through the cache) and compares file by file, manifest included.
+rendering the spec would write?  Renders in memory and compares file by file, manifest included.  Nothing is read
+from the render cache here (`RenderCache.writer`): what DIR is compared against is what the targets render now, so a
+cache entry, however it got there, can never make a stale or poisoned folder look up to date.
 
 A file is stale when its content differs, when the render has it and DIR has not ("missing"), or when DIR has a file
 the render does not ("extra": a device that left the design, a hand-made file).  Hidden files (.gitkeep, .gitignore)
@@ -11,8 +13,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import NamedTuple
 
-from teton.build import Progress, manifest_entries, render_spec
+from teton.build import Progress, manifest_entries, render_spec, spec_source
 from teton.build.cache import RenderCache
+from teton.build.output import confined
 from teton.buildfolder import BuildFileError, BuildFolder
 from teton.findings import TetonError
 from teton.manifest import MANIFEST, manifest_text
@@ -28,10 +31,12 @@ def check_folder(spec: str | Path, folder: Path, *, yang_dir: Path | None = None
     """(files the render has, the stale files of `folder`, by path)."""
     if not folder.is_dir():
         raise TetonError(f"{folder}: not a folder (render --check compares a folder of committed configs)")
-    r = render_spec(spec, yang_dir=yang_dir, timeout=timeout, progress=progress, cache=cache)
+    r = render_spec(spec, yang_dir=yang_dir, timeout=timeout, progress=progress,
+                    cache=cache.writer() if cache is not None else None)
+    confined(r.files)
     expected: dict[str, str] = {rel: text for files in r.files.values() for rel, text in files.items()}
     entries, versions = manifest_entries(r.files, r.known)
-    expected[MANIFEST] = manifest_text(entries, r.figures, versions)
+    expected[MANIFEST] = manifest_text(entries, r.figures, versions, spec_source(r.cluster))
     committed = BuildFolder(folder)
     present = set(committed.paths(hidden=False))
     stale: list[Stale] = []

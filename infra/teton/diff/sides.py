@@ -115,13 +115,15 @@ class Side:
             pending, self._pending = self._pending, None
             pending.close()
 
-    def _key(self) -> str:
+    def _key(self) -> str | None:
+        """The side's record key; None when its spec cannot be recorded (`teton.build.record.spec_inputs`)."""
         assert self.cache is not None
         return record_key(self.cache, self.cluster, self.ctx, self.spec.parent)
 
     def _replay(self) -> bool:
         assert self.cache is not None
-        record = load_record(self.cache, self._key())
+        key = self._key()
+        record = load_record(self.cache, key) if key is not None else None
         if record is None or record.cluster != self.cluster.name:
             return False
         files = replay_files(self.cache, record, self.ctx, names=set())
@@ -172,7 +174,8 @@ class Side:
             fabric = designed.fabric
             if any(not i.digest for i in index.values()):
                 index = device_index(self.cache, fabric)
-            save_record(self.cache, self._key(), fabric, others, plan(fabric), designed.warnings, index)
+            if (key := self._key()) is not None:
+                save_record(self.cache, key, fabric, others, plan(fabric), designed.warnings, index)
 
     # ------------------------------------------------------------------------------------------ what changed
 
