@@ -22,13 +22,13 @@ err = Console(stderr=True, highlight=False, soft_wrap=True)
 out = Console(highlight=False, soft_wrap=True)
 
 
-class _RegisteredTarget(click.Choice):
+class _RegisteredTarget(click.Choice[str]):
     """A target's name, from the registry when the command runs (a target registered after import is offered)."""
 
     def __init__(self) -> None:
         super().__init__([])
 
-    @property  # type: ignore[override]
+    @property
     def choices(self) -> tuple[str, ...]:
         return tuple(targets.names())
 

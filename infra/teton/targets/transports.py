@@ -1,9 +1,9 @@
 """How a build reaches a NOS's devices: transports by deploy mode and NOS, a registry the deploy layer resolves from.
 
 A deploy mode is how the Pulumi provider pushes a switch's rendered files: `twin` (the digital twin, for any NOS) or
-`live` (the real switches, one transport per NOS).  A NOS package registers its factories here, so the provider needs
-no list of NOS; a factory gets the deploy's settings and returns an object with the deploy layer's `Transport`
-methods (snapshot, push, check, restore, drift).
+`live` (the real switches, one transport per NOS).  A NOS package registers its factories here when it is imported (a
+lookup loads the target packages first), so the provider needs no list of NOS.  A factory gets the deploy's settings
+and returns an object with the deploy layer's `Transport` methods (snapshot, push, check, restore, drift).
 """
 
 from __future__ import annotations
@@ -45,6 +45,9 @@ def modes() -> list[str]:
 
 def transport_factory(mode: str, nos: str) -> TransportFactory:
     """The factory for (mode, nos), else the mode's factory for every NOS; LookupError says which is missing."""
+    from teton.targets import targets
+
+    targets()   # every target package imported: each has registered its transports
     if mode not in modes():
         raise LookupError(f"transport {mode!r}: use {' or '.join(repr(m) for m in modes())}")
     found = _FACTORIES.get((mode, nos)) or _FACTORIES.get((mode, ANY_NOS))
