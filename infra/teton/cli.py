@@ -23,6 +23,21 @@ err = Console(stderr=True, highlight=False, soft_wrap=True)
 out = Console(highlight=False, soft_wrap=True)
 
 
+class _RegisteredTarget(click.Choice[str]):
+    """A target's name, from the registry when the command runs (a target registered after import is offered)."""
+
+    def __init__(self) -> None:
+        super().__init__([])
+
+    @property
+    def choices(self) -> tuple[str, ...]:
+        return tuple(targets.names())
+
+    @choices.setter
+    def choices(self, _: object) -> None:
+        pass
+
+
 def _report(findings: list[Finding], as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps({"ok": not any(f.severity == "error" for f in findings),
@@ -152,7 +167,7 @@ def _print_plan(p: dict[str, Any]) -> None:
 @main.command()
 @click.argument("spec", type=click.Path(dir_okay=False))
 @click.option("-o", "--output", type=click.Path(), help="build folder (default build/<cluster>/)")
-@click.option("--only", multiple=True, type=click.Choice(targets.names()),
+@click.option("--only", multiple=True, type=_RegisteredTarget(),
               help="render only these targets (repeatable) and keep the other targets' files of the existing build")
 @click.option("--force", is_flag=True, help="replace an output folder that is not a teton build")
 @YANG_DIR

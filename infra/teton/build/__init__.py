@@ -92,7 +92,8 @@ def load_and_design(path: str | Path, *, timeout: float | None = None) -> Design
 def design_spec(path: str | Path, cluster: Cluster) -> Designed:
     """Check and design `cluster`, loaded from the spec at `path` (findings name it, with lines)."""
     file = str(path)
-    findings = check_spec(cluster, file) + list(targets.check_nos(cluster, file))
+    findings = check_spec(cluster, file) + list(targets.check_nos(cluster, file)) + list(
+        targets.check_port_naming(cluster, file))
     if errors(findings):
         raise SpecError(with_lines(findings, spec_lines(path)))
     fabric = design(cluster, Path(file).parent)

@@ -5,10 +5,11 @@ model, its neighbours' roles, the fabric-wide facts) and of the code that render
 
     sha256(layout, code fingerprint, target name, target version, render settings, slice digest)
 
-where the code fingerprint covers every file of the teton package, the templates and playbooks folders beside it and
-the versions of the libraries that render or validate (pyavd, libyang, Jinja2, pydantic, PyYAML) and of Python.  A
-target's `version` is in the key as well, so an entry is never trusted across target versions, nor across an edit of
-any code that could change what it renders.  Only files that passed the vendor's validation are stored.
+where the code fingerprint covers every file of the teton package (the targets' templates are in it), the playbooks
+folder beside it and the versions of the libraries that render or validate (pyavd, libyang, Jinja2, pydantic, PyYAML)
+and of Python.  A target's `version` is in the key as well, so an entry is never trusted across target versions, nor
+across an edit of any code that could change what it renders.  Only files that passed the vendor's validation are
+stored.
 
 Layout under the cache folder (default `$XDG_CACHE_HOME/teton/render`, i.e. `~/.cache/teton/render`; `TETON_CACHE_DIR`
 moves it, `TETON_CACHE=off` turns it off):
@@ -59,7 +60,6 @@ import teton
 from teton.fabric.model import Fabric
 from teton.fabric.slice import DigestMemo, device_digest
 from teton.targets import DeviceTarget, Files, RenderContext, Target
-from teton.targets.templates import TEMPLATES
 
 LAYOUT = "v1"
 ENV_DIR = "TETON_CACHE_DIR"
@@ -147,11 +147,11 @@ def _files_under(root: Path) -> Iterator[Path]:
 
 @cache
 def code_fingerprint() -> str:
-    """sha256 of everything that renders: teton's sources and data, the templates and playbooks folders beside the
-    package, and the versions of the rendering and validating libraries and of Python."""
+    """sha256 of everything that renders: teton's sources, data and templates (in the target packages), the playbooks
+    folder beside the package, and the versions of the rendering and validating libraries and of Python."""
     h = hashlib.sha256()
     package = Path(teton.__file__).resolve().parent
-    roots = [package, TEMPLATES, package.parents[1] / "playbooks"]
+    roots = [package, package.parents[1] / "playbooks"]   # the targets' templates are in their packages
     for root in roots:
         for p in _files_under(root):
             h.update(str(p.relative_to(root)).encode() + b"\0")

@@ -43,22 +43,17 @@ from google.protobuf.json_format import MessageToDict
 from pulumi.runtime.proto import plugin_pb2, provider_pb2, provider_pb2_grpc
 
 from teton.buildfolder import BuildFolder
+from teton.deploy import modes  # noqa: F401  (registers the built-in transports)
 from teton.deploy import settings as stack_settings
 from teton.deploy.hosts import HostRack, host_transport
 from teton.deploy.plugin import serve_plugin
 from teton.deploy.program import GATE, HOST_RACK, PLAYBOOKS, SUBNET_MANAGER, SWITCH
 from teton.deploy.push import resolve_files
 from teton.deploy.registrar import to_struct
-from teton.deploy.transports import (
-    Device,
-    EosTransport,
-    SonicSshTransport,
-    SubnetManagerSsh,
-    Transport,
-    TwinTransport,
-)
+from teton.deploy.transports import Device, SubnetManagerSsh, Transport
 from teton.fabric.model import Fabric
 from teton.findings import TetonError
+from teton.targets.transports import TransportSettings, transport_factory
 
 VERSION = "0.1.0"
 DIFFED = {SWITCH: ("files", "nos", "transport", "twin", "mgmt"),
@@ -229,19 +224,12 @@ class Provider(provider_pb2_grpc.ResourceProviderServicer):
             return self._transports[key]
 
     def _make_transport(self, how: str, nos: str, props: dict[str, Any]) -> Any:
-        secrets = self.secrets()
-        if how == "twin":
-            return TwinTransport(str(props.get("twin")), secrets)
-        if how != "live":
-            raise TetonError(f"transport {how!r}: use 'twin' or 'live'")
-        if nos == "eos":
-            verify = self.config.get("eapiVerify", True)
-            verify = False if str(verify).lower() == "false" else True if str(verify).lower() == "true" else verify
-            creds = (secrets.get("eapi_user", "admin"), secrets.get("eapi_password", ""))
-            return EosTransport(secrets, creds, verify=verify, port=int(self.config.get("eapiPort", 443)))
-        if nos == "sonic":
-            return SonicSshTransport(secrets, user=secrets.get("ssh_user", "admin"))
-        raise TetonError(f"no live transport for NOS {nos!r}")
+        """The transport registered for (deploy mode, NOS): `teton.targets.transports`."""
+        try:
+            factory = transport_factory(how, nos)
+        except LookupError as exc:
+            raise TetonError(str(exc)) from None
+        return factory(TransportSettings(self.secrets(), self.config, str(props.get("twin", ""))))
 
     def device(self, props: dict[str, Any]) -> Device:
         return Device(props["device"], props["nos"], dict(props.get("files") or {}), props.get("mgmt"),

@@ -120,8 +120,10 @@ class SwitchModel(_Model):
     asic_tbps: float = Field(gt=0, description="switching capacity; used ports may not exceed it")
     port_groups: list[PortGroup] = Field(min_length=1, max_length=limits.MAX_PORT_GROUPS,
                                          description=f"runs of identical ports, {_limit('MAX_PORT_GROUPS')}")
-    port_naming: Literal["sonic", "eos-modular", "eos-fixed", "ib"] = Field(
-        description="how ports are named: sonic EthernetN by lane, eos-modular EthernetS/P/1, ib S/P/N")
+    port_naming: str = Field(pattern=r"^[a-z][a-z0-9-]{0,31}$",
+                             description="how the NOS names its ports, a naming a NOS package registers: "
+                                         "sonic EthernetN by lane, eos-modular EthernetS/P/1, eos-fixed EthernetN/1, "
+                                         "ib 1/C/N")
     slots: int = Field(default=1, ge=1, le=limits.MAX_SLOTS,
                        description=f"line-card slots (modular chassis), {_limit('MAX_SLOTS')}")
     first_slot: int = Field(default=1, ge=1, description="number of the first line-card slot")

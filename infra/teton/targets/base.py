@@ -21,6 +21,7 @@ from typing import Any, ClassVar, Protocol
 
 from teton.buildfolder import BuildFileError as BuildFileError  # re-exported: what a read-back raises
 from teton.buildfolder import BuildFolder, device_dir, device_path
+from teton.catalogue.naming import PortNaming
 from teton.fabric.intent import Routing
 from teton.fabric.model import Device, Fabric
 from teton.findings import Finding
@@ -100,6 +101,8 @@ class Target:
     summary: ClassVar[str]            # one line for `--help`
     nos: ClassVar[str | None] = None  # the switch NOS it configures; None for fabric-wide outputs
     version: ClassVar[str] = "1"      # bumped when the same Fabric would render differently
+    # how its NOS names ports: {a switch model's `port_naming`: naming}, registered with the target
+    port_namings: ClassVar[Mapping[str, PortNaming]] = {}
 
     def check(self, fabric: Fabric, file: str) -> Iterator[Finding]:
         """Intents this target cannot spell, as findings with the spec path to change (run by `teton validate`)."""

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
+from teton.catalogue.naming import PortPlace
 from teton.fabric.intent import Buffers, Qos
 from teton.fabric.model import Device, Fabric
 from teton.findings import Finding
@@ -24,10 +25,16 @@ from teton.targets.sonic.sku import buffers_template, pg_profile_lookup, qos_tem
 from teton.targets.sonic.validate import SplitValidator, yang_findings
 
 
+def sonic_port_name(p: PortPlace) -> str:
+    """SONiC names a port by its first SerDes lane: Ethernet0, Ethernet8 ..."""
+    return f"Ethernet{p.first_lane}"
+
+
 class SonicTarget(DeviceTarget):
     name = "sonic"
     summary = "SONiC config_db.json (YANG-validated) and frr.conf per switch"
     nos = "sonic"
+    port_namings = {"sonic": sonic_port_name}
     files = ("config_db.json", "frr.conf")
 
     def check(self, fabric: Fabric, file: str) -> Iterator[Finding]:
