@@ -25,8 +25,9 @@ from functools import cache
 from typing import Any, Protocol
 
 from teton.fabric.model import Fabric
+from teton.fabric.roles import tier_levels
 
-TIER = {"rtsw": 1, "ctsw": 2, "atsw": 3}
+TIER = tier_levels("roce")     # the routed backend's switch roles and their levels, from the racks up
 INF = 1 << 30
 ECMP_SAMPLE = 512      # (switch, remote rack) ECMP widths checked on a big fabric
 PING_SAMPLE = 1024     # same-rail (host, host, NIC, family) pings on a big fabric; all of them when fewer

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 from teton.design.buffers import cable_m
 from teton.fabric.model import Fabric
 from teton.fabric.plan import oversubscription
+from teton.fabric.roles import of_tier
 from teton.findings import Finding
 from teton.spec.model import Cluster
 
@@ -34,9 +35,9 @@ def duplicate_names(f: Fabric, file: str) -> Iterator[Finding]:
 
 def _asn_group(role: str, zone: int | None, name: str) -> tuple[object, ...]:
     """Devices that may share an ASN by design (RFC 7938): the ATSWs; the CTSWs of one zone; the FSWs of one zone."""
-    if role in ("atsw",):
+    if role in of_tier("aggregation"):
         return (role,)
-    if role in ("ctsw", "fsw"):
+    if role in of_tier("spine"):
         return (role, zone)
     return (name,)
 

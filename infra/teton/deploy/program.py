@@ -24,8 +24,9 @@ from typing import Any
 from teton.buildfolder import SUBNET_MANAGER_DIR, BuildFolder, Placement
 from teton.deploy.registrar import Registrar, StepFailed
 from teton.deploy.rollout import RolloutPolicy, Wave, plan_waves
+from teton.fabric.roles import tier_roles
 from teton.findings import TetonError
-from teton.twin.artifacts import SWITCH_ROLES, plan_name
+from teton.twin.artifacts import plan_name
 
 CLUSTER, ZONE, RACK = "teton:index:Cluster", "teton:index:Zone", "teton:index:Rack"
 SWITCH = "teton:index:Switch"
@@ -56,7 +57,7 @@ def playbooks_digest(folder: Path) -> str:
 
 def on_twin(d: Placement) -> bool:
     """What the twin runs: the backend switches and the GPU hosts."""
-    return d.role in SWITCH_ROLES or d.role == "host"
+    return d.role in tier_roles("roce") or d.role == "host"
 
 
 def zone_name(d: Placement) -> str:

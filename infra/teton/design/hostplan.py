@@ -31,12 +31,12 @@ from teton.fabric.hostplan import (
 )
 from teton.fabric.intent import Qos
 from teton.fabric.model import Device
+from teton.fabric.roles import rail_kinds
 from teton.fabric.subnet import SubnetManager
 from teton.spec.model import AddressPools, Cluster, RoceBackend
 
 PCIE_SWITCHES = 4      # Grand Teton: four PCIe Gen5 switches, each with 2 GPUs and 2 backend NICs
 NFS_ROLES = ("hammerspace",)
-RAIL_KINDS = ("host-rtsw", "host-leaf")     # a GPU host's backend link: to its RoCE RTSW or its InfiniBand leaf
 
 
 def roce_tos(q: Qos | None) -> int:
@@ -51,7 +51,7 @@ def gpu_host_plan(cluster: Cluster, device: Device) -> GpuHostPlan:
     net = cluster.hosts.network
     gpus = cluster.host.gpus
     sockets = cluster.scheduler.sockets
-    rails = [i for i in device.interfaces if i.kind in RAIL_KINDS]
+    rails = [i for i in device.interfaces if i.kind in rail_kinds()]   # to its RoCE RTSW or its InfiniBand leaf
     count = max(1, len(rails))
     nics = []
     for i in rails:

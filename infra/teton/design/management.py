@@ -7,9 +7,9 @@ import ipaddress
 
 from teton.design.draft import DraftFabric
 from teton.fabric.intent import Management
+from teton.fabric.roles import switch_roles
 from teton.spec.model import Cluster
 
-SWITCH_ROLES = ("atsw", "ctsw", "rtsw", "fsw", "fe-rsw", "leaf", "spine", "core")
 FIRST_HOST = 10  # .1-.9 left for gateways and servers of the management network
 GNMI_PORT = 50051
 
@@ -27,8 +27,9 @@ def assign_management(cluster: Cluster, fabric: DraftFabric) -> None:
     base = int(net.network_address) + FIRST_HOST
     cls = type(net.network_address)
     i = 0
+    switches = switch_roles()
     for d in fabric.devices.values():
-        if d.role in SWITCH_ROLES:
+        if d.role in switches:
             d.mgmt = f"{cls(base + i)}/{net.prefixlen}"
             i += 1
 

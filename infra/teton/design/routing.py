@@ -17,11 +17,10 @@ from collections.abc import Iterable, Mapping
 
 from teton.fabric.intent import BgpTimers, Family, Neighbor, PeerGroup, Routing
 from teton.fabric.model import Device
+from teton.fabric.roles import of_tier, role
 from teton.spec.model import Bgp
 
-GROUP_NAME = {"rtsw": "RTSW", "ctsw": "CTSW", "atsw": "ATSW", "fe-rsw": "RSW", "fsw": "FSW"}
 FAMILY_TAG = {"ipv4": "V4", "ipv6": "V6"}
-RACK_ROLES = frozenset({"rtsw", "fe-rsw"})
 STARTUP_HOLD_S = 120       # after a restart, hold updates until every peer is up, at most this long
 DRAIN_PREPEND = 3          # a drained switch's paths are this much longer: every ECMP choice avoids it
 
@@ -49,14 +48,15 @@ def routing(d: Device, devices: Mapping[str, Device], bgp: Bgp, max_prefixes: in
     links_per_asn: dict[int | None, int] = {}
     for i in d.interfaces:
         peer = devices[i.peer]
-        if peer.role not in GROUP_NAME:
+        tier = role(peer.role)
+        if tier is None or tier.peer_group is None:    # a server: no BGP speaker
             continue
         links_per_asn[peer.asn] = links_per_asn.get(peer.asn, 0) + 1
         fam: Family
         for fam, local, remote in (("ipv4", i.ipv4, i.peer_ipv4), ("ipv6", i.ipv6, i.peer_ipv6)):
             if not remote or not local or peer.asn is None:
                 continue
-            name = f"{GROUP_NAME[peer.role]}_{FAMILY_TAG[fam]}"
+            name = f"{tier.peer_group}_{FAMILY_TAG[fam]}"
             if name not in groups:
                 groups[name] = PeerGroup(name, fam, "up" if i.direction == "up" else "down",
                                          passive=i.direction != "up")
@@ -71,5 +71,5 @@ def routing(d: Device, devices: Mapping[str, Device], bgp: Bgp, max_prefixes: in
         timers=BgpTimers(t.keepalive, t.hold, t.connect_retry), bfd=bgp.bfd,
         password_secret=bgp.password_secret if d.plane == "backend" else None,
         loopback4=d.loopback4, loopback6=d.loopback6, aggregates4=d.prefixes4, aggregates6=d.prefixes6,
-        transit=d.role not in RACK_ROLES, maximum_prefixes=max_prefixes, startup_hold_s=STARTUP_HOLD_S,
+        transit=d.role not in of_tier("rack"), maximum_prefixes=max_prefixes, startup_hold_s=STARTUP_HOLD_S,
         drain_prepend=DRAIN_PREPEND if drained else 0)

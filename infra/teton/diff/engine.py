@@ -15,8 +15,7 @@ from teton.buildfolder import device_of
 from teton.diff.facts import session_key
 from teton.diff.sides import Side
 from teton.diff.textdiff import FileDiff, unified
-
-HOST_ROLES = frozenset({"host", "storage"})
+from teton.fabric.roles import server_roles
 
 
 @dataclass
@@ -30,7 +29,7 @@ class DeviceChange:
 
     @property
     def is_host(self) -> bool:
-        return self.info.role in HOST_ROLES
+        return self.info.role in server_roles()
 
     def sessions(self) -> tuple[set[tuple[str, str]], set[tuple[str, str]]]:
         """(sessions added, sessions removed), each as (lower address, higher address)."""

@@ -19,6 +19,7 @@ from functools import cache
 from teton.catalogue import catalogue_for
 from teton.catalogue.naming import add_loader, port_namings, register_port_naming, unregister_port_naming
 from teton.fabric.model import Fabric
+from teton.fabric.roles import tier_roles
 from teton.findings import Finding
 from teton.spec.model import Cluster, RoceBackend
 from teton.targets.base import (
@@ -105,7 +106,7 @@ def unregister(name: str) -> None:
 def _tiers(c: Cluster) -> Iterator[tuple[str, str]]:
     """(spec path of the tier, nos) of every switch tier."""
     if isinstance(c.backend, RoceBackend):
-        for t in ("rtsw", "ctsw", "atsw"):
+        for t in tier_roles("roce"):
             yield f"backend.{t}", getattr(c.backend, t).nos
     if c.frontend is not None:
         yield "frontend.rsw", c.frontend.rsw.nos

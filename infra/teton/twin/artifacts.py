@@ -15,14 +15,12 @@ from pathlib import Path
 
 from teton.buildfolder import BuildFolder, device_dir
 from teton.fabric.model import Fabric
+from teton.fabric.roles import link_kinds, tier_roles
 from teton.findings import Finding, SpecError, TetonError
 from teton.targets import DeviceView, RenderContext
 from teton.targets.frr import render_frr
 from teton.twin.plan import TwinInterface, TwinLink, TwinNode, TwinPlan
 from teton.validate.rendered import read_views
-
-BACKEND_LINKS = ("host-rtsw", "rtsw-ctsw", "ctsw-atsw")
-SWITCH_ROLES = ("rtsw", "ctsw", "atsw")
 
 
 @dataclass
@@ -90,7 +88,7 @@ def twin_plan(build: BuildFolder | Path, name: str | None = None) -> TwinSource:
     if problems:
         raise SpecError(problems)
     by_name = {v.name: v for v in views}
-    links = [link for link in fabric.links if link.kind in BACKEND_LINKS]
+    links = [link for link in fabric.links if link.kind in link_kinds("roce")]
     wanted = sorted({link.a.device for link in links} | {link.b.device for link in links})
     nodes: list[TwinNode] = []
     out = TwinSource(TwinPlan(name or plan_name(fabric.name), (), ()), fabric)
@@ -100,7 +98,7 @@ def twin_plan(build: BuildFolder | Path, name: str | None = None) -> TwinSource:
                                  rule="twin") for d in missing])
     for d in wanted:
         view = by_name[d]
-        if fabric.devices[d].role in SWITCH_ROLES:
+        if fabric.devices[d].role in tier_roles("roce"):
             node, how = _switch(view, fabric)
             out.origin[d] = how
         else:

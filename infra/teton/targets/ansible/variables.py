@@ -14,6 +14,7 @@ from typing import Any
 from teton.fabric.hostplan import GpuHostPlan, HostSettings, StoragePlan
 from teton.fabric.intent import Qos
 from teton.fabric.model import Device, Fabric, Interface
+from teton.fabric.roles import server_link_kinds
 
 Vars = dict[str, Any]
 SLURM_FILES = "{{ inventory_dir }}/../slurm"   # the slurm target's folder of the same build
@@ -82,7 +83,7 @@ def _nic(i: Interface) -> Vars:
 def ansible_host(device: Device) -> str | None:
     """The address Ansible reaches a host at: its first front-end address (the in-band management path)."""
     for i in device.interfaces:
-        if i.kind in ("host-fersw", "storage-fersw"):
+        if i.kind in server_link_kinds("frontend"):
             for c in _addresses(i):
                 return c.split("/", 1)[0]
     return None

@@ -24,6 +24,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from teton.fabric.model import Fabric
+from teton.fabric.roles import link_kinds
 
 HCA_PORTS = 1
 _HEADER = re.compile(r'^(Switch|Ca|Hca|Rt)\s+(\d+)\s+"([^"]*)"')
@@ -98,9 +99,6 @@ def parse(text: str) -> dict[str, Node]:
 # ----------------------------------------------------------------------------------------------------------- writing
 
 
-IB_LINKS = ("host-leaf", "leaf-spine", "spine-core")
-
-
 @dataclass(frozen=True)
 class Names:
     """How the fabric's InfiniBand nodes and ports are known: GUIDs, idents (node descriptions), port numbers."""
@@ -132,7 +130,7 @@ class Names:
     def links(self, f: Fabric) -> Iterator[tuple[tuple[int, int], tuple[int, int]]]:
         """Both ends of every InfiniBand link of `f`, as (node GUID, port number), south end first."""
         for link in f.links:
-            if link.kind in IB_LINKS:
+            if link.kind in link_kinds("infiniband"):
                 yield self.ends[(link.a.device, link.a.port)], self.ends[(link.b.device, link.b.port)]
 
 
