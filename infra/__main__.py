@@ -1,9 +1,9 @@
 """The Pulumi program: a thin face like the CLI (`teton.deploy.program` does the work).
 
-Stack config names the spec (`teton:spec`) and the target (`teton:target`: `twin` or `live`) and holds the secrets
-(`teton:secrets`, a secret object).  The program reads the spec's build folder (`teton:build`, default
-build/<cluster>; `teton render SPEC` writes it), never designs, and registers one resource per switch and per rack
-of hosts, in waves with health gates between them (components Cluster -> Zone -> Rack).
+Stack config names the spec (`teton:spec`) and the deploy mode (`teton:mode`: `twin` or `live`; `teton:target` is its
+older spelling) and holds the secrets (`teton:secrets`, a secret object).  The program reads the spec's build folder
+(`teton:build`, default build/<cluster>; `teton render SPEC` writes it), never designs, and registers one resource
+per switch and per rack of hosts, in waves with health gates between them (components Cluster -> Zone -> Rack).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ try:          # every setting checked before anything is registered: one line na
                                             Path.cwd())
     stack = stack_settings.parse(lambda key: get_config(f"teton:{key}"), project)
     build = stack.build or project / "build" / load_spec(stack.spec).name
-    plan = plan_stack(Settings(build, target=stack.target, twin=stack.twin, policy=stack.policy))
+    plan = plan_stack(Settings(build, mode=stack.mode, twin=stack.twin, policy=stack.policy))
 except SpecError as exc:                 # the spec named in teton:spec does not load
     raise pulumi.RunError("\n".join(str(f) for f in exc.findings)) from None
 except (TetonError, ValueError) as exc:   # no build, a bad canary ...: one line, not a traceback

@@ -17,7 +17,7 @@ BAD = [("checkTimeout", v) for v in ("abc", "0", "-1", "nan", "inf", "1e309", "3
       [("rolloutFraction", v) for v in ("0", "-1", "abc", "nan", "1e309", "1")] + \
       [("rolloutMaxWave", v) for v in ("0", "-1", "abc", "nan", "1e309", "2.5")] + \
       [("canary", v) for v in ("z01-r001-rtsw", '["z01-r001-rtsw"', "[1]", '{"a": 1}', '["a b"]', '["x", "x"]')] + \
-      [("target", "prod"), ("adopt", "yes"), ("twin", "a/b"), ("twin", "x" * 17), ("secrets", "[1]"),
+      [("mode", "prod"), ("target", "prod"), ("adopt", "yes"), ("twin", "a/b"), ("twin", "x" * 17), ("secrets", "[1]"),
        ("secrets", '{"a": {"b": 1}}'), ("secrets", '{"../x": "v"}'), ("build", "a\nb"), ("eapiPort", "70000")]
 
 
@@ -32,13 +32,22 @@ def test_a_bad_setting_is_one_line_naming_it(key, value):
 def test_good_settings_parse_into_their_types():
     raw = {"spec": "inventory/lab.yaml", "build": "build/x", "canary": '["z01-r001-rtsw", "atsw01"]',
            "rolloutFraction": "0.5", "rolloutMaxWave": "8", "checkTimeout": "20", "adopt": "True",
-           "target": "live", "twin": "lab_2", "secrets": '{"bgp_backend": "pw"}'}
+           "mode": "live", "twin": "lab_2", "secrets": '{"bgp_backend": "pw"}'}
     s = settings.parse(raw.get, Path("/project"))
     assert s.spec == Path("/project/inventory/lab.yaml") and s.build == Path("/project/build/x")
     assert s.policy.canary == ("z01-r001-rtsw", "atsw01") and s.policy.fraction == 0.5 and s.policy.max_wave == 8
-    assert (s.check_timeout, s.adopt, s.target, s.twin, s.secrets) == (20.0, True, "live", "lab_2", ("bgp_backend",))
+    assert (s.check_timeout, s.adopt, s.mode, s.twin, s.secrets) == (20.0, True, "live", "lab_2", ("bgp_backend",))
     defaults = settings.parse({"spec": "/abs/s.yaml"}.get, Path("/project"))
     assert defaults.build is None and defaults.policy.canary is None and defaults.check_timeout == 30.0
+
+
+def test_the_deploy_mode_is_teton_mode_and_teton_target_its_older_spelling():
+    def mode(**raw):
+        return settings.parse({"spec": "s.yaml", **raw}.get, Path("/project")).mode
+    assert (mode(), mode(mode="live"), mode(target="live"), mode(mode="live", target="live")) == \
+        ("twin", "live", "live", "live")
+    with pytest.raises(settings.SettingError, match="^config teton:target: 'twin' disagrees with teton:mode 'live'"):
+        mode(mode="live", target="twin")
 
 
 @pytest.mark.parametrize(("key", "value"), [("checkTimeout", "abc"), ("canary", "z01-r001-rtsw"),

@@ -105,13 +105,14 @@ def link_mismatch(f: Fabric, file: str) -> Iterator[Finding]:
             yield Finding(file, f"{plane}.mtu", f"{where}: MTU {ia.mtu} vs {ib.mtu}", rule="mtu-mismatch")
 
 
-def oversubscription_off_target(f: Fabric, file: str) -> Iterator[Finding]:
-    """A tier's downlink:uplink capacity ratio, computed from the Fabric, is off the spec's target by >10 %."""
+def oversubscription_off_goal(f: Fabric, file: str) -> Iterator[Finding]:
+    """A tier's downlink:uplink capacity ratio, computed from the Fabric, is off the spec's `oversubscription` (its
+    goal) by >10 %."""
     actual = oversubscription(f)
-    for tier, target in sorted(f.targets.items()):
+    for tier, goal in sorted(f.oversubscription_goals.items()):
         got = actual.get(tier)
-        if got is not None and abs(got - target) > TOLERANCE * target:
-            yield Finding(file, f"backend.{tier}.oversubscription", f"target {target:g}:1 but the fabric gives "
+        if got is not None and abs(got - goal) > TOLERANCE * goal:
+            yield Finding(file, f"backend.{tier}.oversubscription", f"target {goal:g}:1 but the fabric gives "
                           f"{got:.3g}:1", rule="oversubscription")
 
 
@@ -133,7 +134,7 @@ def headroom_overcommitted(f: Fabric, file: str) -> Iterator[Finding]:
 
 
 FABRIC_RULES: tuple[FabricRule, ...] = (duplicate_names, asn_clash, loopback_clash, link_mismatch,
-                                        oversubscription_off_target, headroom_overcommitted)
+                                        oversubscription_off_goal, headroom_overcommitted)
 
 
 def drain_unknown(c: Cluster, f: Fabric, file: str) -> Iterator[Finding]:

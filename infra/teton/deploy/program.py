@@ -8,8 +8,8 @@ dependencies: every switch of wave k depends on the gate of wave k-1, and the ga
 wave k, so the engine pushes a wave only after the previous one passed its gate, and stops at the first failure.
 
 Stack config (namespace `teton`): `spec` (required: names the cluster), `build` (default build/<cluster>),
-`target` (`twin` or `live`), `twin` (the twin's name, default the cluster's), `secrets` (a secret object),
-`rolloutFraction`, `rolloutMaxWave`, `canary` (a list of switch names).
+`mode` (`twin` or `live`; `target` is its older spelling), `twin` (the twin's name, default the cluster's),
+`secrets` (a secret object), `rolloutFraction`, `rolloutMaxWave`, `canary` (a list of switch names).
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ PLAYBOOKS = Path(__file__).resolve().parents[3] / "playbooks"
 @dataclass(frozen=True)
 class Settings:
     build: Path
-    target: str = "twin"
+    mode: str = "twin"                                   # the deploy mode: twin or live
     twin: str | None = None
     policy: RolloutPolicy = RolloutPolicy()
     playbooks: Path = PLAYBOOKS
@@ -83,13 +83,13 @@ def plan_stack(settings: Settings) -> StackPlan:
     cluster_name, placed = build.cluster(), build.placements()
     devices = {d.name: d for d in placed}
     twin = settings.twin or plan_name(cluster_name)
-    live = settings.target == "live"
-    if settings.target not in ("twin", "live"):
-        raise TetonError(f"config teton:target is {settings.target!r}: use 'twin' or 'live'")
+    live = settings.mode == "live"
+    if settings.mode not in ("twin", "live"):
+        raise TetonError(f"config teton:mode is {settings.mode!r}: use 'twin' or 'live'")
     managed = [d for d in placed if live or on_twin(d)]
     switches = [d for d in managed if d.nos is not None and d.nos != SUBNET_MANAGED]
     # no path in the inputs: moving the build folder or the checkout must not look like a change of every device
-    common = {"transport": settings.target, "twin": twin, "cluster": cluster_name}
+    common = {"transport": settings.mode, "twin": twin, "cluster": cluster_name}
     ib = [d.name for d in placed if d.nos == SUBNET_MANAGED]
     subnet = subnet_manager_inputs(build, common) if ib and live else None
     racks: dict[str, str] = {}
@@ -114,7 +114,7 @@ def plan_stack(settings: Settings) -> StackPlan:
         host_racks.append({"rack": rack, "hosts": sorted(hosts), "files": build.host_vars(hosts),
                            "playbooks": playbooks, **common})
     deployed = {d.name for d in switches} | (set(ib) if subnet is not None else set())
-    summary = {"cluster": cluster_name, "target": settings.target, "switches": len(switches),
+    summary = {"cluster": cluster_name, "target": settings.mode, "switches": len(switches),
                "host_racks": len(host_racks),
                "waves": [{"name": w.name, "devices": len(w.devices)} for w, _, _ in waves],
                "not_on_twin": sorted(d.name for d in placed if d.nos is not None and d.name not in deployed)}

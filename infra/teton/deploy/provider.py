@@ -306,7 +306,7 @@ class Provider(provider_pb2_grpc.ResourceProviderServicer):
 
     def _subnet_manager(self, props: dict[str, Any]) -> dict[str, Any]:
         if props.get("transport") != "live":
-            raise TetonError("the twin has no InfiniBand fabric (tests/ib runs OpenSM over ibsim): use target live")
+            raise TetonError("the twin has no InfiniBand fabric (tests/ib runs OpenSM over ibsim): use mode live")
         secrets = self.secrets()
         files = resolve_files("opensm", dict(props.get("files") or {}), secrets)
         SubnetManagerSsh(secrets, user=secrets.get("ssh_user", "admin")).push(

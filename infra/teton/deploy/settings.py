@@ -23,7 +23,7 @@ from typing import Any, Literal
 from teton.deploy.rollout import RolloutPolicy
 from teton.findings import TetonError
 
-Target = Literal["twin", "live"]
+Mode = Literal["twin", "live"]      # the deploy mode: push to the digital twin or to the live switches
 TWIN_NAME = re.compile(r"[A-Za-z0-9_]{1,16}")          # as `teton.twin.plan` names a twin
 DEVICE_NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,62}")   # a switch's name as the naming module spells them
 PROJECT_DIR_ENV = "TETON_PROJECT_DIR"   # set by the language host (teton.deploy.langhost): where Pulumi.yaml is
@@ -45,7 +45,7 @@ class StackSettings:
 
     spec: Path                       # absolute
     build: Path | None               # absolute; None: build/<cluster> in the project folder
-    target: Target = "twin"
+    mode: Mode = "twin"
     twin: str | None = None
     policy: RolloutPolicy = RolloutPolicy()
     check_timeout: float = 30.0
@@ -181,15 +181,25 @@ def secret_names(raw: Any) -> tuple[str, ...]:
     return tuple(sorted(str(n) for n in value))
 
 
+def deploy_mode(mode: Any, target: Any) -> Mode:
+    """`teton:mode`, `twin` (the default) or `live`; `teton:target` is its older spelling, still read (both set: they
+    must agree)."""
+    key, raw = ("mode", mode) if mode is not None else ("target", target)
+    text = _text(key, raw) or "twin"
+    if text not in ("twin", "live"):
+        raise SettingError(key, f"{text[:40]!r}: use 'twin' or 'live'")
+    if mode is not None and target is not None and _text("target", target) != text:
+        raise SettingError("target", f"{str(target)[:40]!r} disagrees with teton:mode {text!r}: set only teton:mode")
+    return "live" if text == "live" else "twin"
+
+
 def parse(get: Callable[[str], Any], project: Path) -> StackSettings:
     """Every setting from `get` (the raw value of `teton:<key>`, or None), checked; raises SettingError on the first
     bad one."""
     spec = path_setting("spec", get("spec"), project)
     if spec is None:
         raise SettingError("spec", "missing: pulumi config set teton:spec <spec file>")
-    target = _text("target", get("target")) or "twin"
-    if target not in ("twin", "live"):
-        raise SettingError("target", f"{target[:40]!r}: use 'twin' or 'live'")
+    mode = deploy_mode(get("mode"), get("target"))
     twin = _text("twin", get("twin")) or None
     if twin is not None and not TWIN_NAME.fullmatch(twin):
         raise SettingError("twin", f"{twin[:40]!r} is not a twin name (1 to 16 letters, digits, _)")
@@ -199,6 +209,6 @@ def parse(get: Callable[[str], Any], project: Path) -> StackSettings:
     path_setting("playbooks", get("playbooks"), project)
     int_setting("eapiPort", get("eapiPort"), 443, 1, 65535)
     return StackSettings(spec=spec, build=path_setting("build", get("build"), project),
-                         target="live" if target == "live" else "twin", twin=twin, policy=policy,
+                         mode=mode, twin=twin, policy=policy,
                          check_timeout=check_timeout(get("checkTimeout")), adopt=adopt(get("adopt")),
                          secrets=secret_names(get("secrets")))

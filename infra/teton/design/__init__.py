@@ -79,6 +79,6 @@ def _freeze(cluster: Cluster, draft: DraftFabric, sm: SubnetManager | None) -> F
     return Fabric(name=draft.name, site=draft.site, backend=draft.backend, devices=MappingProxyType(devices),
                   links=tuple(draft.links), models=MappingProxyType(dict(sorted(draft.models.items()))),
                   qos=backend_qos, management=mgmt, policy=backend_policy,
-                  targets=MappingProxyType(dict(draft.targets)),
+                  oversubscription_goals=MappingProxyType(dict(draft.oversubscription_goals)),
                   duplicate_names=tuple(draft.duplicate_names), subnet_manager=sm,
                   hosts=host_settings(cluster, devices, backend_qos, sm))

@@ -23,10 +23,10 @@ from teton.fabric.hostplan import (
     DriveMount,
     GpuHostPlan,
     HostSettings,
-    Nccl,
-    NfsMount,
+    NcclPlan,
+    NfsMountPlan,
     RailNic,
-    Scheduler,
+    SchedulerPlan,
     StoragePlan,
 )
 from teton.fabric.intent import Qos
@@ -105,7 +105,7 @@ def host_settings(cluster: Cluster, devices: dict[str, Device], qos: Qos | None,
     """What every host shares; `qos`: the RoCE backend's, `sm`: the InfiniBand backend's subnet manager."""
     h = cluster.hosts
     n, sc, t = h.nccl, cluster.scheduler, h.storage_client.tectonic
-    nccl = Nccl(n.gid_index, n.ib_timeout, roce_tos(qos), n.debug, tuple(n.debug_subsys), n.trace_buffer_size,
+    nccl = NcclPlan(n.gid_index, n.ib_timeout, roce_tos(qos), n.debug, tuple(n.debug_subsys), n.trace_buffer_size,
                 n.dump_on_timeout, n.dump_dir)
     if sm is not None:
         # One QP per peer (NCCL's default): a static fat tree routes every QP between two HCAs on the same path (by
@@ -117,9 +117,9 @@ def host_settings(cluster: Cluster, devices: dict[str, Device], qos: Qos | None,
         tectonic_mount=t.mount_point if t is not None else None,
         tectonic_namespace=t.namespace if t is not None else "",
         tectonic_options=tuple(t.options) if t is not None else (),
-        nfs=tuple(NfsMount(m.name, m.mount_point, m.export, m.nconnect, tuple(m.options))
+        nfs=tuple(NfsMountPlan(m.name, m.mount_point, m.export, m.nconnect, tuple(m.options))
                   for m in h.storage_client.hammerspace),
         nfs_server=_nfs_server(cluster, devices),
-        scheduler=Scheduler(sc.kind, cluster.name, sc.controller, sc.controller_address, sc.partition,
+        scheduler=SchedulerPlan(sc.kind, cluster.name, sc.controller, sc.controller_address, sc.partition,
                             sc.slurmctld_port, sc.slurmd_port, sc.sockets, sc.cores_per_socket, sc.threads_per_core,
                             sc.real_memory_mb, sc.health_check_interval_s))

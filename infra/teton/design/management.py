@@ -6,7 +6,7 @@ from __future__ import annotations
 import ipaddress
 
 from teton.design.draft import DraftFabric
-from teton.fabric.intent import Management
+from teton.fabric.intent import ManagementIntent
 from teton.fabric.roles import switch_roles
 from teton.spec.model import Cluster
 
@@ -34,9 +34,9 @@ def assign_management(cluster: Cluster, fabric: DraftFabric) -> None:
             i += 1
 
 
-def management(cluster: Cluster) -> Management:
+def management(cluster: Cluster) -> ManagementIntent:
     m = cluster.management
-    return Management(
+    return ManagementIntent(
         vrf=m.vrf, gateway=m.gateway, prefixes=tuple(m.prefixes), ntp_servers=tuple(m.ntp_servers),
         syslog_servers=tuple(m.syslog_servers), aaa_protocol=m.aaa_protocol, aaa_servers=tuple(m.aaa_servers),
         aaa_key_secret=m.aaa_key_secret, telemetry=m.telemetry, snmpv3_user=m.snmpv3_user,

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from teton.fabric.intent import BgpTimers, Family, Neighbor, PeerGroup, Routing
+from teton.fabric.intent import BgpTimersIntent, Family, Neighbor, PeerGroup, Routing
 from teton.fabric.model import Device
 from teton.fabric.roles import of_tier, role
 from teton.spec.model import Bgp
@@ -68,7 +68,7 @@ def routing(d: Device, devices: Mapping[str, Device], bgp: Bgp, max_prefixes: in
         asn=d.asn, router_id=d.router_id,
         groups=tuple(sorted(groups.values(), key=lambda g: (g.direction != "up", g.name))),
         neighbors=tuple(neighbors), maximum_paths=max(links_per_asn.values(), default=1),
-        timers=BgpTimers(t.keepalive, t.hold, t.connect_retry), bfd=bgp.bfd,
+        timers=BgpTimersIntent(t.keepalive, t.hold, t.connect_retry), bfd=bgp.bfd,
         password_secret=bgp.password_secret if d.plane == "backend" else None,
         loopback4=d.loopback4, loopback6=d.loopback6, aggregates4=d.prefixes4, aggregates6=d.prefixes6,
         transit=d.role not in of_tier("rack"), maximum_prefixes=max_prefixes, startup_hold_s=STARTUP_HOLD_S,

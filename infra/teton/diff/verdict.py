@@ -67,7 +67,7 @@ SHARED = {"qos": "the RoCE QoS of the whole fabric (DSCP, PFC, queues) on every 
           "policy": "the hashing, dampening and monitoring policy of every backend switch and GPU host",
           "hosts": "the settings every host shares (NCCL, mounts, the scheduler)",
           "subnet_manager": "the subnet manager of the whole fabric"}
-NOT_RISKY = ("name", "site", "targets")      # names and oversubscription targets: no device runs them
+NOT_RISKY = ("name", "site", "oversubscription_goals")      # names and oversubscription goals: no device runs them
 
 
 def _shared_changes(c: Comparison) -> set[str]:

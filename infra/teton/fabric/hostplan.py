@@ -57,7 +57,7 @@ class StoragePlan:
 HostPlan = GpuHostPlan | StoragePlan
 
 
-class NfsMount(NamedTuple):
+class NfsMountPlan(NamedTuple):
     name: str
     mount_point: str
     export: str
@@ -66,7 +66,7 @@ class NfsMount(NamedTuple):
 
 
 @dataclass(frozen=True, slots=True)
-class Nccl:
+class NcclPlan:
     gid_index: int
     ib_timeout: int
     roce_tos: int                      # NCCL_IB_TC and the RDMA-CM ToS: the RoCE DSCP, shifted, with ECT(0) when ECN
@@ -82,7 +82,7 @@ class Nccl:
 
 
 @dataclass(frozen=True, slots=True)
-class Scheduler:
+class SchedulerPlan:
     kind: Literal["slurm"]
     cluster: str
     controller: str
@@ -103,10 +103,10 @@ class HostSettings:
 
     renderer: Literal["networkd", "netplan"]
     lldp: bool
-    nccl: Nccl
+    nccl: NcclPlan
     tectonic_mount: str | None         # mount point of the Tectonic FUSE client (None: not mounted)
     tectonic_namespace: str
     tectonic_options: tuple[str, ...]
-    nfs: tuple[NfsMount, ...]
+    nfs: tuple[NfsMountPlan, ...]
     nfs_server: str | None             # None: no Hammerspace server is known
-    scheduler: Scheduler
+    scheduler: SchedulerPlan

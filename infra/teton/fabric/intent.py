@@ -15,7 +15,7 @@ Direction = Literal["up", "down"]
 
 
 @dataclass(frozen=True, slots=True)
-class BgpTimers:
+class BgpTimersIntent:
     keepalive: int             # seconds
     hold: int                  # seconds (0: no keepalives)
     connect_retry: int | None  # seconds between connection attempts (None: the NOS's own default, where a NOS
@@ -50,7 +50,7 @@ class Routing:
     groups: tuple[PeerGroup, ...]            # uplink groups first, then downlinks, by name
     neighbors: tuple[Neighbor, ...]          # in port order, IPv4 then IPv6 per port
     maximum_paths: int                       # ECMP width: the most links towards one neighbour ASN
-    timers: BgpTimers
+    timers: BgpTimersIntent
     bfd: bool
     password_secret: str | None              # name of the secret holding the session password
     loopback4: str | None                    # "10.0.0.1/32": announced
@@ -115,7 +115,7 @@ class Qos:
 
 
 @dataclass(frozen=True, slots=True)
-class Management:
+class ManagementIntent:
     """The management plane every switch gets (its own address is `Device.mgmt`)."""
 
     vrf: str

@@ -15,7 +15,7 @@ import re
 from typing import Any
 
 from teton.buildfolder import device_path
-from teton.fabric.intent import BgpTimers, Family, Neighbor, PeerGroup, Routing
+from teton.fabric.intent import BgpTimersIntent, Family, Neighbor, PeerGroup, Routing
 from teton.findings import Finding
 from teton.secrets import referenced_secrets
 from teton.targets.base import DeviceView, PortView, QosView, Session
@@ -107,7 +107,7 @@ def _routing(cfg: dict[str, Any], interfaces: dict[str, PortView]) -> Routing | 
         asn=int(bgp["as"]), router_id=bgp["router_id"],
         groups=tuple(sorted(groups, key=lambda g: (g.direction != "up", g.name))), neighbors=tuple(neighbors),
         maximum_paths=int(bgp.get("maximum_paths", {}).get("paths", 1)),
-        timers=BgpTimers(keepalive, hold, None), bfd=bfd, password_secret=password,
+        timers=BgpTimersIntent(keepalive, hold, None), bfd=bfd, password_secret=password,
         loopback4=lo.get("ip_address"), loopback6=(lo.get("ipv6_addresses") or [None])[0],
         aggregates4=tuple(a for a in aggregates if ":" not in a), aggregates6=tuple(a for a in aggregates if ":" in a),
         transit=transit, maximum_prefixes=max_routes, startup_hold_s=startup_hold, drain_prepend=prepend)

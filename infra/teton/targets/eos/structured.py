@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from teton.fabric.intent import Management, Qos, Routing, SwitchPolicy
+from teton.fabric.intent import ManagementIntent, Qos, Routing, SwitchPolicy
 from teton.fabric.model import Device, Fabric
 from teton.frr.policy import TAG, PrefixList, RouteMap, route_policy
 from teton.secrets import secret_ref
@@ -85,7 +85,7 @@ def _policy(policy: SwitchPolicy) -> dict[str, Any]:
     }
 
 
-def _aaa(m: Management, vrf: str) -> dict[str, Any]:
+def _aaa(m: ManagementIntent, vrf: str) -> dict[str, Any]:
     group = "AAA-MGMT"
     key = secret_ref(m.aaa_key_secret)
     cfg: dict[str, Any] = {}
@@ -108,7 +108,7 @@ def _aaa(m: Management, vrf: str) -> dict[str, Any]:
     return cfg
 
 
-def _management(d: Device, m: Management) -> dict[str, Any]:
+def _management(d: Device, m: ManagementIntent) -> dict[str, Any]:
     vrf = token(m.vrf, d.name, "management.vrf", "startup-config")
     for field in ("snmpv3_user", "breakglass_user"):
         token(getattr(m, field), d.name, f"management.{field}", "startup-config")
