@@ -328,16 +328,16 @@ def twin_verify(spec: str, ping_sample: int | None, as_json: bool) -> None:
 
 @twin.command("fail")
 @click.argument("spec", metavar="TWIN")
-@click.argument("target")
+@click.argument("what", metavar="DEVICE[:PORT]")
 @click.option("--how", type=click.Choice(["kill", "freeze", "links"]), default="kill", show_default=True,
               help="for a switch: kill its daemons, freeze them (peers notice at the hold timer), or cut its links")
 @click.option("--json", "as_json", is_flag=True)
-def twin_fail(spec: str, target: str, how: str, as_json: bool) -> None:
+def twin_fail(spec: str, what: str, how: str, as_json: bool) -> None:
     """Fail a switch (DEVICE) or a link (DEVICE:PORT) and measure how long the fabric takes to reconverge."""
     from teton.twin import service
 
-    with _progress(f"failing {target}"):
-        r = _twin_call(service.fail, as_json, spec, target, how)
+    with _progress(f"failing {what}"):
+        r = _twin_call(service.fail, as_json, spec, what, how)
     _twin_out(r, as_json, not r["reconvergence"]["ecmp_mismatched"])
 
 

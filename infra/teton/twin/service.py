@@ -238,20 +238,20 @@ def verify(which: str, *, ping_sample: int = PING_SAMPLE) -> dict[str, Any]:
     }
 
 
-def _parse_target(fabric: Fabric, target: str) -> tuple[str, tuple[str, str] | None]:
-    """A device name, or a link 'device:port' (either end)."""
-    if target in fabric.devices:
-        d = fabric.devices[target]
+def _parse_failure(fabric: Fabric, what: str) -> tuple[str, tuple[str, str] | None]:
+    """What to fail: a device name, or a link 'device:port' (either end)."""
+    if what in fabric.devices:
+        d = fabric.devices[what]
         if d.role not in TIER:
-            raise TetonError(f"{target} is a {d.role}; the twin fails switches and links")
-        return target, None
-    dev, _, port = target.partition(":")
+            raise TetonError(f"{what} is a {d.role}; the twin fails switches and links")
+        return what, None
+    dev, _, port = what.partition(":")
     if dev in fabric.devices:
         i = fabric.devices[dev].interface(port)
         if i is not None:
             a, b = sorted([f"{dev}:{port}", f"{i.peer}:{i.peer_port}"])
             return dev, (a, b)
-    raise TetonError(f"{target!r} is neither a switch nor a link 'device:port' of this fabric")
+    raise TetonError(f"{what!r} is neither a switch nor a link 'device:port' of this fabric")
 
 
 def _reconverge(twin: Twin, fabric: Fabric, meta: dict[str, Any], failures: Failures, t0: float) -> dict[str, Any]:
@@ -263,12 +263,13 @@ def _reconverge(twin: Twin, fabric: Fabric, meta: dict[str, Any], failures: Fail
             "ecmp_mismatched": bad}
 
 
-def fail(which: str, target: str, how: str = "kill") -> dict[str, Any]:
+def fail(which: str, what: str, how: str = "kill") -> dict[str, Any]:
+    """Fail `what` (a switch, or a link 'device:port') in the twin `which`."""
     name = twin_name(which)
     meta = _load_meta(name)
     fabric = _fabric(name)
     twin = load_twin(name)
-    device, link = _parse_target(fabric, target)
+    device, link = _parse_failure(fabric, what)
     failures = Failures.from_json(meta["failures"])
     t0 = time.monotonic()
     if link is None:
@@ -284,7 +285,7 @@ def fail(which: str, target: str, how: str = "kill") -> dict[str, Any]:
         failures = replace(failures, links=(*failures.links, link))
     meta["failures"] = failures.to_json()
     _save_meta(name, meta)
-    return {"twin": name, "failed": target, "how": how if link is None else "link down",
+    return {"twin": name, "failed": what, "how": how if link is None else "link down",
             "reconvergence": _reconverge(twin, fabric, meta, failures, t0)}
 
 
