@@ -52,7 +52,8 @@ _STR = "tag:yaml.org,2002:str"
 def _plain_is_str(text: str) -> bool:
     """True when `text` written plain reads back as a string.  Ansible reads a tagged scalar as if it were plain
     (`!unsafe 'true'` is the bool), so a string that reads as another type is not tagged: it holds no template mark."""
-    return bool(yaml.resolver.Resolver().resolve(yaml.ScalarNode, text, (True, False)) == _STR)
+    resolver: Any = yaml.resolver.Resolver()
+    return bool(resolver.resolve(yaml.ScalarNode, text, (True, False)) == _STR)
 
 
 def mark_yaml(variables: dict[str, Any], meant_as_templates: dict[str, str]) -> dict[str, Any]:
