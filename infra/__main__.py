@@ -16,7 +16,7 @@ from pulumi.runtime.config import get_config  # type: ignore[import-not-found]
 from pulumi.runtime.settings import get_monitor, get_root_directory, get_root_resource  # type: ignore[import-not-found]
 
 from teton.deploy import settings as stack_settings
-from teton.deploy.program import Settings, deploy, plan_stack
+from teton.deploy.program import Settings, check_secrets, deploy, plan_stack
 from teton.deploy.registrar import Registrar
 from teton.findings import SpecError, TetonError
 from teton.spec.load import load_spec
@@ -27,6 +27,8 @@ try:          # every setting checked before anything is registered: one line na
     stack = stack_settings.parse(lambda key: get_config(f"teton:{key}"), project)
     build = stack.build or project / "build" / load_spec(stack.spec).name
     plan = plan_stack(Settings(build, mode=stack.mode, twin=stack.twin, policy=stack.policy))
+    if not stack.adopt:     # adopting touches no device: it needs no secret
+        check_secrets(plan, stack_settings.secret_values(get_config("teton:secrets")))
 except SpecError as exc:                 # the spec named in teton:spec does not load
     raise pulumi.RunError("\n".join(str(f) for f in exc.findings)) from None
 except (TetonError, ValueError) as exc:   # no build, a bad canary ...: one line, not a traceback

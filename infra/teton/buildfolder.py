@@ -24,6 +24,7 @@ from typing import Any
 from teton.fabric.model import Fabric
 from teton.fabric.serialize import FORMAT, load_fabric
 from teton.findings import TetonError
+from teton.limits import MAX_DEVICES, MAX_SWITCH_MODELS
 from teton.manifest import MANIFEST, read_manifest
 
 __all__ = ["DEVICES", "FABRIC_JSON", "HOST_VARS_DIR", "MANIFEST", "SUBNET_MANAGER_DIR", "BuildFileError", "BuildFolder",
@@ -44,6 +45,12 @@ MAX_FABRIC_JSON = 1024 * MiB
 MAX_DEVICE_FILE = 64 * MiB
 MAX_FILE = 512 * MiB
 MAX_TOTAL = 16 * 1024 * MiB
+READ_CHUNK = 4 * MiB
+# fabric.json names each device once ("name" is a key of every device record, and of every switch model's): a file
+# naming more than MAX_DEVICES is refused while it is read, before it is parsed into memory (2 million device records
+# would take gigabytes as Python objects)
+NAME_KEY = b'"name"'
+MAX_FABRIC_NAMES = MAX_DEVICES + MAX_SWITCH_MODELS
 
 
 # ------------------------------------------------------------------------------------------------------ the layout
@@ -85,6 +92,25 @@ def host_vars_path(host: str) -> str:
 
 
 # ------------------------------------------------------------------------------------------------------ the reader
+
+def _read(f: Any, rel: str, cap: int, root: Path | None) -> bytes:
+    """At most cap + 1 bytes of `f`, in chunks; fabric.json's device names counted as they come."""
+    if rel != FABRIC_JSON:
+        return bytes(f.read(cap + 1))
+    chunks: list[bytes] = []
+    size = names = 0
+    tail = b""
+    while size <= cap and (chunk := f.read(min(READ_CHUNK, cap + 1 - size))):
+        size += len(chunk)
+        window = tail + chunk
+        names += window.count(NAME_KEY)
+        tail = window[-(len(NAME_KEY) - 1):]
+        if names > MAX_FABRIC_NAMES:
+            raise BuildFileError(rel, f"names more than {MAX_FABRIC_NAMES} devices and switch models "
+                                 f"(MAX_DEVICES is {MAX_DEVICES}): not read further", root)
+        chunks.append(chunk)
+    return b"".join(chunks)
+
 
 class BuildFileError(TetonError):
     """A file of a build folder is missing or unreadable; `path` is relative to the build folder."""
@@ -168,7 +194,7 @@ class BuildFolder:
             if st.st_size > cap:
                 raise BuildFileError(rel, f"is {st.st_size} bytes, more than a reader reads ({cap})", self.root)
             with os.fdopen(fd, "rb", closefd=False) as f:
-                data = f.read(cap + 1)
+                data = _read(f, rel, cap, self.root)
             if len(data) > cap:
                 raise BuildFileError(rel, f"is more than {cap} bytes, more than a reader reads", self.root)
             return data
@@ -269,8 +295,28 @@ class BuildFolder:
     def fabric(self) -> Fabric:
         """The Fabric the build was rendered from; FabricFormatError or BuildFileError."""
         if self._fabric is None:
-            self._fabric = load_fabric(self.text(FABRIC_JSON))
+            fabric = load_fabric(self.text(FABRIC_JSON))
+            for name in fabric.devices:     # each becomes a path (devices/<name>/) to every reader of the Fabric
+                device_dir(name)
+            self._fabric = fabric
         return self._fabric
+
+    def snapshot(self, dest: Path) -> BuildFolder:
+        """A copy of the build at `dest` (a new folder), every file read through `bytes` (bounded, confined: a
+        symlink that leads out is refused, as is one to a folder: teton writes no symlink)."""
+        if self.root is None:
+            raise TetonError("an in-memory build has no folder to snapshot")
+        for top, dirs, _ in os.walk(self.root):
+            for d in dirs:
+                if os.path.islink(os.path.join(top, d)):
+                    rel = (Path(top) / d).relative_to(self.root).as_posix()
+                    raise BuildFileError(rel, "is a symlink to a folder (teton writes none)", self.root)
+        dest.mkdir(parents=True)
+        for rel in self.paths():
+            target = dest / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(self.bytes(rel))
+        return BuildFolder(dest)
 
     def _head(self) -> dict[str, Any]:
         """fabric.json's records as JSON (cheaper than the Fabric when a reader needs only names and places)."""

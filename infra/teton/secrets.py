@@ -111,6 +111,11 @@ def secret_value(name: str, secrets: Mapping[str, str], kind: SecretKind) -> str
     return value
 
 
+def references(text: str) -> set[tuple[str, SecretKind]]:
+    """(name, kind) of every reference in `text`, the kind read from its field as `resolve` reads it."""
+    return {(m.group(1), kind_of(text[max(0, m.start() - 64):m.start()])) for m in _TOKEN.finditer(text)}
+
+
 def resolve(text: str, secrets: Mapping[str, str], quote: Callable[[str], str] | None = None) -> str:
     """Replace every reference in `text` with its value, each checked against the kind its field holds and passed
     through `quote` (e.g. a JSON string's escaping) when given (deploy time only; never write the result to disk)."""

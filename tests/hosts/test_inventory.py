@@ -7,12 +7,12 @@ import json
 import subprocess
 
 import pytest
-import yaml
 
-from tests.hosts.harness import VENV_BIN, env
+from tests.hosts.harness import VENV_BIN, env, variables
 from teton.findings import SpecError
 from teton.targets import RenderContext, get
 from teton.targets.ansible import build_documents, check_documents
+from teton.targets.ansible.unsafe import unwrap
 
 
 def _inventory(*args: str, build) -> str:
@@ -23,7 +23,11 @@ def _inventory(*args: str, build) -> str:
 
 
 def test_ansible_inventory_lists_every_host_with_its_groups_and_variables(lab_build, lab_fabric):
-    data = json.loads(_inventory("--list", build=lab_build))
+    raw = json.loads(_inventory("--list", build=lab_build))
+    # Ansible reads every variable as untrusted (never a template) and prints it marked the same way
+    assert raw["_meta"]["hostvars"]["z01-r001-h1"]["teton_rack"] == {"__ansible_unsafe": "z01-r001"}
+    assert raw["_meta"]["hostvars"]["z01-r001-h1"]["teton_slurm_files"] == "{{ inventory_dir }}/../slurm"
+    data = unwrap(raw)
     hostvars = data["_meta"]["hostvars"]
     gpu = sorted(d.name for d in lab_fabric.by_role("host"))
     storage = sorted(d.name for d in lab_fabric.by_role("storage"))
@@ -46,7 +50,7 @@ def test_ansible_inventory_lists_every_host_with_its_groups_and_variables(lab_bu
 
 def test_every_host_qos_value_is_its_devices_own_qos_intent(lab_build, lab_fabric):
     """The QoS host variables spell the device's `qos` (the object the switches spell), never a copy of the spec."""
-    group = yaml.safe_load((lab_build / "ansible/group_vars/gpu.yml").read_text())
+    group = variables(lab_build / "ansible/group_vars/gpu.yml")
     for d in lab_fabric.by_role("host"):
         q = d.qos
         assert q is not None and q is lab_fabric.qos

@@ -76,7 +76,7 @@ def _ip(ns: str, *args: str) -> str:
 
 def test_backend_nics_and_roce_qos_on_a_host_namespace(lab_build, tmp_path, netns):
     host = "z01-r001-h1"
-    v = yaml.safe_load((lab_build / f"ansible/host_vars/{host}.json").read_text())
+    v = h.variables(lab_build / f"ansible/host_vars/{host}.json")
     tag = h.unique()
     hns, sns = netns(f"{tag}-h1"), netns(f"{tag}-sw")
     for rail in v["teton_rails"]:
@@ -135,7 +135,7 @@ def test_backend_nics_and_roce_qos_on_a_host_namespace(lab_build, tmp_path, netn
 
 def test_netplan_renderer_writes_one_file_with_tables_and_rules(lab_build, tmp_path, netns):
     host = "z02-r002-h2"
-    v = yaml.safe_load((lab_build / f"ansible/host_vars/{host}.json").read_text())
+    v = h.variables(lab_build / f"ansible/host_vars/{host}.json")
     hns = netns(f"{h.unique()}-h2")
     for rail in v["teton_rails"]:
         h.run("ip", "-n", hns, "link", "add", rail["name"], "type", "veth", "peer", "name", f"p{rail['rail']}")
@@ -186,7 +186,7 @@ def test_gpu_host_file_roles_in_a_prepared_root(lab_build, tmp_path):
     tectonic = (root / "etc/systemd/system/mnt-tectonic.mount").read_text()
     assert "Where=/mnt/tectonic" in tectonic and "Type=fuse.tectonic" in tectonic
     nfs = (root / "etc/systemd/system/mnt-checkpoints.mount").read_text()
-    v = yaml.safe_load((lab_build / "ansible/group_vars/gpu.yml").read_text())
+    v = h.variables(lab_build / "ansible/group_vars/gpu.yml")
     assert f"What={v['teton_storage_mounts']['nfs_server']}:/checkpoints" in nfs
     assert "Options=vers=4.2,nconnect=16,hard,noatime" in nfs and "Type=nfs4" in nfs
     for f in ("slurm.conf", "gres.conf", "topology.conf"):
@@ -227,7 +227,7 @@ def test_storage_server_role_in_a_prepared_root(lab_build, tmp_path):
     root = h.make_root(roots / host)
     h.chroot_exe(roots, root, None)
     _, first, _ = _three_runs(tmp_path, ["storage_server"], host, str(lab_build / "ansible/inventory.yml"), roots)
-    v = yaml.safe_load((lab_build / f"ansible/host_vars/{host}.json").read_text())
+    v = h.variables(lab_build / f"ansible/host_vars/{host}.json")
     exports = (root / "etc/exports.d/teton.exports").read_text().splitlines()[1:]
     assert len(exports) == 16 and exports[0].startswith("/srv/hammerspace/d00 10.192.0.0/22(rw,sync,")
     network = (root / "etc/systemd/network/60-teton-fe0.network").read_text()

@@ -72,3 +72,62 @@ pulumi preview --non-interactive
     assert res.returncode != 0, out[-3000:]
     assert f"config teton:{key}: " in out and "Traceback" not in out, out[-3000:]
     assert "teton:index:Switch" not in out, "a switch was registered before the settings were checked"
+
+
+SECRET_LINE = "pw\n network 203.0.113.0/24"
+
+
+def test_every_referenced_secret_is_checked_before_anything_registers(tmp_path):
+    """Attack: `bgp_backend=$'pw\\n network 203.0.113.0/24'` was substituted raw into the pushed frr.conf, and only a
+    push found a missing or refused secret (after the canaries).  The program checks every secret the plan's files
+    reference, each against its kind, at its start: one line naming the secret and a device, never the value."""
+    from tests.helpers import LAB
+    from teton.build import build
+    from teton.deploy.program import Settings, check_secrets, plan_stack
+    from teton.findings import TetonError
+
+    out = tmp_path / "b"
+    build(LAB, out, force=True)
+    plan = plan_stack(Settings(out))
+    good = {"bgp_backend": "bgp-s3cret%", "aaa_key": "t@cacs-key", "breakglass_sha512": "$6$salt$hash"}
+    check_secrets(plan, good)
+    for name, value, said in [("bgp_backend", SECRET_LINE, "(BGP password) must be"),
+                              ("bgp_backend", 'pw" x', "(BGP password) must be"),
+                              ("breakglass_sha512", "plain", "(break-glass SHA-512 crypt hash) must be"),
+                              ("aaa_key", None, "is referenced but not provided")]:
+        secrets = {k: v for k, v in {**good, name: value}.items() if v is not None}
+        with pytest.raises(TetonError) as err:
+            check_secrets(plan, secrets)
+        msg = str(err.value)
+        assert msg.startswith(f"config teton:secrets: secret '{name}' {said}") and "(used by " in msg, msg
+        assert "\n" not in msg and (value is None or value not in msg)
+
+
+@pytest.mark.parametrize("bad", ["newline", "missing"])
+def test_the_engine_refuses_a_bad_secret_before_registering_a_switch(tmp_path, bad):
+    """With the real engine: the preview stops at the program's start on a secret the build references that is
+    missing or not a value of its kind; no Switch is registered and the value is never printed."""
+    engine_or_fail()
+    project, env = make_project(tmp_path)
+    env["PULUMI_CONFIG_PASSPHRASE"] = "attack"
+    env["BAD_SECRET"] = SECRET_LINE
+    bgp = 'pulumi config set --secret --path teton:secrets.bgp_backend "$BAD_SECRET"' if bad == "newline" else ""
+    script = f"""set -e
+export PATH=~/.cache/teton/pulumi/v3.274.1/bin:$PATH
+mkdir -p ~/.state && pulumi login file://$HOME/.state
+.venv/bin/teton render inventory/lab.yaml >/dev/null
+pulumi stack init lab --secrets-provider passphrase
+pulumi config set teton:spec inventory/lab.yaml
+pulumi config set --secret --path teton:secrets.aaa_key 't@cacs-key'
+pulumi config set --secret --path teton:secrets.breakglass_sha512 '$6$salt$hash'
+{bgp}
+pulumi preview --non-interactive
+"""
+    res = subprocess.run(["bash", "-c", script], cwd=project, env=env, capture_output=True, text=True, timeout=600,
+                         check=False)
+    out = res.stdout + res.stderr
+    assert res.returncode != 0, out[-3000:]
+    said = "(BGP password) must be" if bad == "newline" else "is referenced but not provided"
+    assert f"config teton:secrets: secret 'bgp_backend' {said}" in out and "Traceback" not in out, out[-3000:]
+    assert "teton:index:Switch" not in out, "a switch was registered before the secrets were checked"
+    assert "203.0.113.0/24" not in out

@@ -91,6 +91,15 @@ def test_spine_facts(lab_build):
     assert "aaa accounting commands all default start-stop group AAA-MGMT logging" in text
 
 
+def test_eos_startup_config_keeps_the_eapi_transport_reachable(lab_build):
+    """The first EOS deploy locked itself out: the live transport talks eAPI (HTTPS), and no rendered startup-config
+    enabled `management api http-commands`.  It is on, HTTPS only, in the management VRF behind the management ACL."""
+    text = (lab_build / "devices/z01-ctsw01/startup-config").read_text()
+    block = text.split("management api http-commands\n", 1)[1].split("\n!\n", 1)[0].splitlines()
+    assert block == ["   protocol https", "   no protocol http", "   no shutdown", "   !", "   vrf mgmt",
+                     "      no shutdown", "      ip access-group ACL-MGMT-IN"]
+
+
 def test_no_secret_value_in_any_artifact(lab_build):
     """Artifacts carry references only; the values a deploy would resolve never appear."""
     from teton.secrets import referenced_secrets

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from teton.findings import TetonError
 from teton.secrets import PREFIX
+from teton.targets.ansible.unsafe import unwrap
 
 
 @dataclass(frozen=True)
@@ -48,7 +49,7 @@ class TwinHosts:
         problems = []
         for host in rack.hosts:
             rel = f"ansible/host_vars/{host}.json"
-            want = {a for rail in json.loads(rack.files.get(rel, "{}")).get("teton_rails", [])
+            want = {a for rail in unwrap(json.loads(rack.files.get(rel, "{}"))).get("teton_rails", [])
                     for a in rail.get("addresses", [])}
             try:
                 ns = self.twin.netns(host)

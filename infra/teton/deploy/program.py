@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,7 @@ from teton.deploy.registrar import Registrar, StepFailed
 from teton.deploy.rollout import RolloutPolicy, Wave, plan_waves
 from teton.fabric.roles import tier_roles
 from teton.findings import TetonError
+from teton.secrets import SecretError, SecretKind, references, secret_value
 from teton.twin.artifacts import plan_name
 
 CLUSTER, ZONE, RACK = "teton:index:Cluster", "teton:index:Zone", "teton:index:Rack"
@@ -120,6 +122,26 @@ def plan_stack(settings: Settings) -> StackPlan:
                "not_on_twin": sorted(d.name for d in placed if d.nos is not None and d.name not in deployed)}
     return StackPlan(cluster_name, sorted(set(racks.values())), dict(sorted(racks.items())), waves, host_racks,
                      summary, subnet)
+
+
+def check_secrets(plan: StackPlan, secrets: Mapping[str, str]) -> None:
+    """Every secret the files of the plan's resources reference is given and a value of its kind (the field it
+    stands in), before anything is registered: TetonError, one line naming the secret and a device that uses it,
+    never the value.  (Resolution at push time checks the same again; this makes a bad secret stop the program
+    before the first canary instead of after it.)"""
+    where: dict[tuple[str, SecretKind], str] = {}
+    resources = [(m["device"], m["files"]) for _, members, _ in plan.waves for m in members]
+    if plan.subnet_manager is not None:
+        resources.append(("the subnet manager", plan.subnet_manager.get("files", {})))
+    for name, files in resources:
+        for text in files.values():
+            for ref in references(text):
+                where.setdefault(ref, name)
+    for (secret, kind), device in sorted(where.items(), key=lambda r: (r[0][0], r[0][1].name)):
+        try:
+            secret_value(secret, secrets, kind)
+        except SecretError as exc:
+            raise TetonError(f"config teton:secrets: {exc.args[0]} (used by {device})") from None
 
 
 def subnet_manager_inputs(build: BuildFolder, common: dict[str, Any]) -> dict[str, Any]:

@@ -193,6 +193,14 @@ def deploy_mode(mode: Any, target: Any) -> Mode:
     return "live" if text == "live" else "twin"
 
 
+def secret_values(raw: Any) -> dict[str, str]:
+    """`teton:secrets` as {name: value}, checked as `secret_names` checks it (values as text, as the provider reads
+    them): for the program's check of every secret the build references before anything is registered."""
+    secret_names(raw)
+    value = _json("secrets", raw) if raw not in (None, "") else {}
+    return {str(k): str(v) for k, v in value.items()}
+
+
 def parse(get: Callable[[str], Any], project: Path) -> StackSettings:
     """Every setting from `get` (the raw value of `teton:<key>`, or None), checked; raises SettingError on the first
     bad one."""

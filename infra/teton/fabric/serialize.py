@@ -147,6 +147,8 @@ def load_fabric(text: str) -> Fabric:
         devices: dict[str, Device] = {}
         for k, d in enumerate(data["devices"]):
             where = f"devices[{k}]"
+            if d["name"] in devices:
+                raise FabricFormatError(f"fabric.json {where}: device {str(d['name'])[:80]!r} is listed twice")
             model = models.get(d["model"])
             devices[d["name"]] = Device(
                 d["name"], d["role"], d["model"], d["nos"], d["zone"], d["rack"], d["ru"], d["height_ru"], d["plane"],

@@ -151,8 +151,8 @@ def up(which: str, secrets: Mapping[str, str] | None = None) -> dict[str, Any]:
     _prepare_state(root)
     t0 = time.monotonic()
     try:
-        if from_build:
-            shutil.copytree(source, _snapshot_dir(name), symlinks=False)
+        if from_build:       # read through the BuildFolder: bounded, and no symlink leads out of the build
+            BuildFolder(source).snapshot(_snapshot_dir(name))
         else:
             build_spec(which, _snapshot_dir(name))
         plan = twin_plan(build_folder(name), name)

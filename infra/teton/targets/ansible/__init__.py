@@ -30,14 +30,13 @@ from teton.fabric.model import Fabric
 from teton.findings import Finding, SpecError
 from teton.targets.ansible import variables as v
 from teton.targets.ansible.argspec import ArgspecError, RoleSpec, role_spec, site_roles
+from teton.targets.ansible.unsafe import Dumper, Loader, mark_yaml, unwrap, wrap_json
 from teton.targets.base import BuildFileError, BuildFiles, DeviceView, Files, RenderContext, Target
 
 DIR = "ansible"
 INVENTORY = f"{DIR}/inventory.yml"
 SCHEMA_FILE = Path(__file__).with_name("hostvars.schema.json")
 HEADER = "# rendered by teton from the build's Fabric: do not edit, render again\n"
-_Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def _json(data: Any) -> str:
@@ -48,7 +47,7 @@ def _json(data: Any) -> str:
 def _yaml(data: Any, flow: bool | None = None) -> str:
     """YAML with flow-style leaves (None) or, for the inventory, one host per line (False): a host added or removed
     is one line of a review diff, not a reflowed paragraph."""
-    return HEADER + yaml.dump(data, Dumper=_Dumper, sort_keys=True, default_flow_style=flow, width=120)
+    return HEADER + yaml.dump(data, Dumper=Dumper, sort_keys=True, default_flow_style=flow, width=120)
 
 
 @cache
@@ -238,7 +237,9 @@ class AnsibleTarget(Target):
             problems = check_documents(docs)
             if problems:
                 raise SpecError(problems)
-        files = {rel: _yaml(data) if rel.endswith(".yml") else _json(data) for rel, data in docs.files.items()}
+        # data is data: every value marked unsafe for Ansible's templating (`unsafe`), but teton's own templates
+        files = {rel: _yaml(mark_yaml(data, MEANT_AS_TEMPLATES)) if rel.endswith(".yml") else _json(wrap_json(data))
+                 for rel, data in docs.files.items()}
         files[INVENTORY] = _yaml(docs.inventory(), flow=False)
         return files
 
@@ -261,7 +262,7 @@ class AnsibleTarget(Target):
 def _load(source: BuildFiles, rel: str) -> dict[str, Any]:
     try:
         text = source.text(rel)
-        data = json.loads(text) if rel.endswith(".json") else yaml.load(text, Loader=_Loader)
+        data = unwrap(json.loads(text) if rel.endswith(".json") else yaml.load(text, Loader=Loader))
     except (yaml.YAMLError, ValueError) as exc:
         raise BuildFileError(rel, f"is not valid YAML: {exc}") from None
     if not isinstance(data, dict):

@@ -124,6 +124,10 @@ def _management(d: Device, m: ManagementIntent) -> dict[str, Any]:
         "management_ssh": {"enable": True, "idle_timeout": 15, "vrfs": [
             {"name": vrf, "enable": True, "ip_access_group_in": "ACL-MGMT-IN"},
             {"name": "default", "enable": False}]},
+        # eAPI, the transport deploy pushes and checks over (teton.deploy.eapi): HTTPS only, in the management VRF,
+        # behind the management ACL, so the switch stays reachable after the first commit
+        "management_api_http": {"enable_https": True, "enable_http": False,
+                                "enable_vrfs": [{"name": vrf, "access_group": "ACL-MGMT-IN"}]},
         "ntp": {"local_interface": {"name": "Management0", "vrf": vrf}, "vrf": vrf,
                 "servers": [{"name": s, "iburst": True} for s in m.ntp_servers]},
         "logging": {"trap": "informational", "vrfs": [{"name": vrf, "source_interface": "Management0",
