@@ -34,8 +34,8 @@ cluster = Cluster(
         ctsw=CtswTier(model="arista-7804r3", nos="eos", per_zone=4, uplinks_per_atsw=1, oversubscription=1.0),
         atsw=AtswTier(model="arista-7804r3", nos="eos", count=2),
         mtu=9100,
-        qos=RoceQos(roce_dscp=26, lossless_priority=3, cnp_dscp=48, cnp_priority=6, ecn=True, pfc_watchdog=True,
-                    pfc_watchdog_ms=200),
+        qos=RoceQos(roce_dscp=26, lossless_priority=3, cnp_dscp=48, cnp_priority=6, control_dscp=46,
+                    control_priority=5, ecn=False, pfc_watchdog=True, pfc_watchdog_ms=200),
         bgp=Bgp(timers=BgpTimers(keepalive=1, hold=3, connect_retry=1), password_secret="bgp_backend"),
         asn=AsnPlan(atsw=4200000000, ctsw=4200000100, rtsw=4201000000, rtsw_zone_stride=1000),
         addressing=Addressing(

@@ -23,12 +23,13 @@ from teton.targets.base import (
     Files,
     PortView,
     QosView,
+    QueueView,
     RenderContext,
     Session,
     Target,
 )
 
-__all__ = ["BuildFileError", "BuildFiles", "DeviceTarget", "DeviceView", "Files", "PortView", "QosView",
+__all__ = ["BuildFileError", "BuildFiles", "DeviceTarget", "DeviceView", "Files", "PortView", "QosView", "QueueView",
            "RenderContext", "Session", "Target", "check_fabric", "check_nos", "get", "names", "nos_target", "register",
            "targets", "unregister"]
 

@@ -28,8 +28,8 @@ def group_name(text: str) -> str:
 def qos_vars(q: Qos, roce_tos: int) -> Vars:
     return {"trust": "dscp", "lossless_priority": q.lossless_priority, "pfc_priorities": list(q.pfc_priorities),
             "roce_dscp": q.roce_dscp, "roce_tos": roce_tos, "cnp_dscp": q.cnp_dscp, "cnp_priority": q.cnp_priority,
-            "ecn": q.ecn is not None, "ecn_min_kbytes": q.ecn.min_kbytes if q.ecn else None,
-            "ecn_max_kbytes": q.ecn.max_kbytes if q.ecn else None,
+            "control_dscp": q.control_dscp, "control_priority": q.control_priority, "control_tos": q.control_tos,
+            "ecn": q.ecn is not None,
             "pfc_watchdog_ms": q.watchdog.detection_ms if q.watchdog else None,
             "dscp_to_priority": list(q.dscp_to_tc)}
 

@@ -56,7 +56,10 @@ class SonicTarget(DeviceTarget):
             b = replace(intents[0][0], lookup=tuple(lookup[k] for k in sorted(lookup)))
             qos = intents[0][1]
             files[f"sku/{sku}/buffers.json.j2"] = buffers_template(b, qos)
-            files[f"sku/{sku}/qos.json.j2"] = qos_template(qos)
+            model = fabric.models[next(d.model for d in self.devices(fabric)
+                                       if (fabric.models[d.model].hwsku.get("sonic") or d.model) == sku)]
+            files[f"sku/{sku}/qos.json.j2"] = qos_template(qos, model.buffering,
+                                                           fabric.policy.hashing if fabric.policy else None)
             files[f"sku/{sku}/pg_profile_lookup.ini"] = pg_profile_lookup(b)
         return files
 
