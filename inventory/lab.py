@@ -61,10 +61,10 @@ cluster = Cluster(
         network="192.0.2.0/24",
         gateway="192.0.2.1",
         prefixes=["192.0.2.0/24", "198.51.100.0/24"],
-        ntp_servers=["192.0.2.123"],
-        syslog_servers=["192.0.2.51"],
+        ntp_servers=["192.0.2.123", "198.51.100.123"],
+        syslog_servers=["192.0.2.51", "198.51.100.51"],
         aaa_protocol="tacacs+",
-        aaa_servers=["192.0.2.49"],
+        aaa_servers=["192.0.2.49", "198.51.100.49"],
         telemetry="gnmi",
     ),
 )

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 
 from teton.spec.model import Addressing, AddressPools
 
-
 IID = (1 << 64) - 1        # the interface-id half of an IPv6 address
 
 

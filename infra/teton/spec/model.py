@@ -466,8 +466,9 @@ class HostNetwork(_Model):
 class Nccl(_Model):
     """NCCL and PyTorch settings written to every GPU host (/etc/nccl.conf, the flight recorder's environment)."""
 
-    gid_index: int = Field(default=3, ge=0, le=255, description="NCCL_IB_GID_INDEX: the RoCEv2 IPv4 GID (3 on "
-                                                                "ConnectX; domain-facts 7)")
+    gid_index: int | None = Field(default=None, ge=0, le=255, description="NCCL_IB_GID_INDEX, fixed; default none: "
+                                  "NCCL picks the RoCE v2 GID of the rail's address at run time (the GID table's "
+                                  "order depends on address order and DAD, so index 3 is not always IPv4 RoCE v2)")
     ib_timeout: int = Field(default=22, ge=1, le=31, description="NCCL_IB_TIMEOUT: 4.096 us x 2^n per retry; Meta's "
                                                                  "idle RTT is ~22 us, far above NCCL's assumption")
     debug: Literal["VERSION", "WARN", "INFO", "TRACE"] = Field(default="WARN", description="NCCL_DEBUG")

@@ -8,7 +8,8 @@ The spelling, for every address family with neighbours:
 - aggregates are announced summary-only;
 - EXPORT_<tag>, applied outbound to every peer group, permits everything on a transit switch and only ORIGINATE_<tag>
   (the loopback and the aggregates, exactly) on a rack switch; a drained switch prepends its ASN (the intent's count);
-- every peer group has the maximum-prefix limit, retried after the intent's minutes (`restart`); `update-delay` holds updates after a restart until the peers are up.
+- every peer group has the maximum-prefix limit, retried after the intent's minutes (`restart`); `update-delay`
+  holds updates after a restart until the peers are up.
 """
 
 from __future__ import annotations

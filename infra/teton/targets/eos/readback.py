@@ -65,7 +65,8 @@ def _queues(cfg: dict[str, Any]) -> list[QueueView]:
         if e.get("service_profile") not in profiles:
             continue
         n, profile = profiles[e["service_profile"]]
-        tx = {q["id"]: (k, q) for k, q in enumerate(profile.get("tx_queues", []))}
+        tx: dict[int, tuple[int | None, dict[str, Any]]] = {
+            q["id"]: (k, q) for k, q in enumerate(profile.get("tx_queues", []))}
         for queue in range(EOS_QUEUES):
             k, q = tx.get(queue, (None, {}))
             strict = q.get("priority", "priority strict") != "no priority"
