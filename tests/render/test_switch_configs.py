@@ -85,7 +85,8 @@ def test_spine_facts(lab_build):
     # the same scheduling as SONiC: round robin (`no priority`) lossless 50 %, best effort 48 % (idle queues 1 and 2
     # 1 % each), control and CNPs strict; no ECN (PFC only)
     assert "   tx-queue 0\n      !! best effort\n      no priority\n      bandwidth percent 48" in text
-    assert "   tx-queue 3\n      !! RoCE lossless (PFC priority 3)\n      no priority\n      bandwidth percent 50" in text
+    assert ("   tx-queue 3\n      !! RoCE lossless (PFC priority 3)\n      no priority\n      bandwidth percent 50"
+            in text)
     assert "   tx-queue 6\n      !! CNP strict priority\n      priority strict" in text
     assert "random-detect" not in text and "   service-profile QOS-ROCE\n" in text
     assert "   update wait-for-convergence\n   update wait-install" in text and "bgp convergence time 120" in text

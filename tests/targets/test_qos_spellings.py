@@ -12,6 +12,7 @@ from teton.targets.eos.structured import _tx_queues
 from teton.targets.sonic.qos import qos_maps, wred_name
 from teton.validate.rules import check_control_class, check_scheduling
 
+
 def _ports(fabric) -> int:
     return sum(len(d.interfaces) for d in fabric.devices.values() if d.plane == "backend" and d.nos is not None)
 
@@ -52,7 +53,8 @@ def test_one_threshold_is_the_same_number_of_bytes_in_both_spellings(lab_dcqcn_f
 def test_eos_dwrr_queues_say_no_priority_and_strict_ones_priority_strict(lab_build):
     text = (lab_build / "devices/z01-ctsw01/startup-config").read_text()
     assert "   tx-queue 0\n      !! best effort\n      no priority\n      bandwidth percent 48" in text
-    assert "   tx-queue 3\n      !! RoCE lossless (PFC priority 3)\n      no priority\n      bandwidth percent 50" in text
+    assert ("   tx-queue 3\n      !! RoCE lossless (PFC priority 3)\n      no priority\n      bandwidth percent 50"
+            in text)
     assert "   tx-queue 5\n      !! collective control (CTS) strict priority\n      priority strict" in text
     assert "random-detect" not in text                                  # PFC only
     db = json.loads((lab_build / "devices/z01-r001-rtsw/config_db.json").read_text())
