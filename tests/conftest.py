@@ -69,3 +69,20 @@ def lab_ib_build(tmp_path_factory, lab_ib_fabric: Fabric):
     from teton.build import build_fabric
 
     return build_fabric(lab_ib_fabric, tmp_path_factory.mktemp("build") / "lab-ib").path
+
+
+@pytest.fixture(scope="session")
+def lab_dcqcn_fabric(tmp_path_factory) -> Fabric:
+    """The lab's DCQCN variant: the same cluster with ECN on (tests.helpers.dcqcn)."""
+    from tests.helpers import dcqcn, write_spec
+
+    spec = write_spec(tmp_path_factory.mktemp("spec"), dcqcn(yaml.safe_load(LAB.read_text())), "lab.yaml")
+    return design(load_spec(spec))
+
+
+@pytest.fixture(scope="session")
+def lab_dcqcn_build(tmp_path_factory, lab_dcqcn_fabric: Fabric):
+    """The DCQCN variant rendered once per test session (read-only)."""
+    from teton.build import build_fabric
+
+    return build_fabric(lab_dcqcn_fabric, tmp_path_factory.mktemp("build") / "lab-dcqcn").path

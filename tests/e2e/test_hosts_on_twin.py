@@ -12,19 +12,23 @@ import time
 import pytest
 import yaml
 
-from tests.helpers import LAB
+from tests.helpers import LAB, dcqcn, write_spec
 from tests.hosts import harness as h
 
 pytestmark = [pytest.mark.root,
               pytest.mark.skipif(os.geteuid() != 0, reason="needs root for network namespaces and FRR daemons")]
 
 
-@pytest.fixture(scope="module")
-def twin(tmp_path_factory):
+@pytest.fixture(scope="module", params=["pfc-only", "dcqcn"])
+def twin(request, tmp_path_factory):
+    """The twin of the lab as it is (PFC only), then of its DCQCN variant (ECN on the switches and the NICs)."""
     from teton.twin import service
 
     spec = tmp_path_factory.mktemp("spec") / "lab.yaml"
-    shutil.copy(LAB, spec)
+    if request.param == "dcqcn":
+        write_spec(spec.parent, dcqcn(yaml.safe_load(LAB.read_text())), "lab.yaml")
+    else:
+        shutil.copy(LAB, spec)
     service.down(str(spec))
     report = service.up(str(spec))
     try:

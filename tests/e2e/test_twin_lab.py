@@ -9,8 +9,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
+import yaml
 
-from tests.helpers import LAB
+from tests.helpers import LAB, dcqcn, write_spec
 
 pytestmark = [pytest.mark.root,
               pytest.mark.skipif(os.geteuid() != 0, reason="needs root for network namespaces and FRR daemons")]
@@ -21,11 +22,15 @@ def _namespaces() -> list[str]:
     return [line.split()[0] for line in out.splitlines() if line.startswith("tt-lab-")]
 
 
-@pytest.fixture(scope="module")
-def spec(tmp_path_factory) -> Path:
-    """A copy of the lab spec that a test may edit while the twin runs."""
+@pytest.fixture(scope="module", params=["pfc-only", "dcqcn"])
+def spec(request, tmp_path_factory) -> Path:
+    """A copy of the lab spec that a test may edit while the twin runs: the lab as it is (PFC only, the reference's
+    choice), then its DCQCN variant (ECN on)."""
     path = tmp_path_factory.mktemp("spec") / "lab.yaml"
-    shutil.copy(LAB, path)
+    if request.param == "dcqcn":
+        write_spec(path.parent, dcqcn(yaml.safe_load(LAB.read_text())), "lab.yaml")
+    else:
+        shutil.copy(LAB, path)
     return path
 
 

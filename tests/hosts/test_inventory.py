@@ -42,7 +42,12 @@ def test_ansible_inventory_lists_every_host_with_its_groups_and_variables(lab_bu
     assert h["ansible_host"] == "10.192.0.1" and h["teton_cluster"] == "lab"
     assert [r["name"] for r in h["teton_rails"]] == [f"be{n}" for n in range(8)]
     assert h["teton_rails"][1]["table"] == 101 and h["teton_rails"][1]["rule_priority"] == 1001
-    assert h["teton_nccl"]["ib_tc"] == 106 and h["teton_qos"]["roce_tos"] == 106        # DSCP 26 with ECT(0)
+    assert h["teton_nccl"]["ib_tc"] == 104 and h["teton_qos"]["roce_tos"] == 104        # DSCP 26, PFC only: no ECT
+    assert h["teton_rails"][1]["main_metric"] == 101                  # rail 1's main-table routes, behind rail 0's
+    nccl = h["teton_nccl"]
+    assert nccl["gid_index"] is None and (nccl["roce_version"], nccl["addr_family"], nccl["addr_range"]) == (
+        2, "AF_INET", "10.64.0.0/24")                                 # NCCL picks the GID by type and address
+    assert nccl["fifo_tc"] == 184                                     # the CTS messages on the control class
     assert hostvars["s2-r01-sp01"]["teton_storage"]["exports"][0] == "/srv/hammerspace/d00"
     graph = _inventory("--graph", build=lab_build)
     assert "@storage_hammerspace:" in graph and "|--z02-r002-h2" in graph

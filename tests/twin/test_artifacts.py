@@ -25,7 +25,7 @@ def test_sonic_switches_run_their_rendered_frr_conf_unchanged(lab_build):
     node = next(n for n in twin_plan(lab_build).plan.nodes if n.name == "z01-r001-rtsw")
     assert node.frr_conf == (lab_build / "devices/z01-r001-rtsw/frr.conf").read_text()
     lo = next(i for i in node.interfaces if i.name == "lo")
-    assert lo.addresses == ("10.0.0.6/32", "fd00:0:0:1::6/128")
+    assert lo.addresses == ("10.0.0.6/32", "fd00:0:0:1::7/128")         # no all-zero interface id (RFC 6164)
 
 
 def test_eos_switches_run_the_frr_spelling_of_exactly_the_designed_routing(lab_build, lab_fabric):
@@ -41,7 +41,7 @@ def test_hosts_route_each_nic_to_its_own_rack_switch_port(lab_build):
     host = next(n for n in twin_plan(lab_build).plan.nodes if n.name == "z01-r001-h1")
     assert len(host.interfaces) == 8
     assert ("10.64.0.3", "10.64.0.2", "be1") in host.source_routes
-    assert ("fd00:1::3", "fd00:1::2", "be1") in host.source_routes
+    assert ("fd00:1::5", "fd00:1::4", "be1") in host.source_routes
 
 
 def test_ecmp_model_matches_the_design_and_narrows_under_failures(lab_fabric):

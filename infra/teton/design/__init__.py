@@ -55,10 +55,11 @@ def _freeze(cluster: Cluster, draft: DraftFabric, sm: SubnetManager | None) -> F
     backend_qos: Qos | None = None
     backend_policy: SwitchPolicy | None = None
     bgp, drained = FRONTEND_BGP, set[str]()
-    if isinstance(be, RoceBackend):
-        backend_qos, backend_policy, bgp, drained = qos(be.qos), policy(be), be.bgp, set(be.drain)
     mgmt = management(cluster)
     topology = draft.frozen()
+    if isinstance(be, RoceBackend):
+        speeds = {i.speed_gbps for d in topology.values() if d.plane == "backend" for i in d.interfaces}
+        backend_qos, backend_policy, bgp, drained = qos(be.qos, speeds), policy(be), be.bgp, set(be.drain)
     limits = maximum_prefixes(topology.values())
     cache: BufferCache = {}
     devices: dict[str, Device] = {}
@@ -67,7 +68,8 @@ def _freeze(cluster: Cluster, draft: DraftFabric, sm: SubnetManager | None) -> F
             pass
         elif d.nos is not None:
             backend = d.plane == "backend"
-            d = replace(d, routing=routing(d, topology, bgp, limits[d.plane], name in drained),
+            d = replace(d, routing=routing(d, topology, bgp, limits[d.plane], name in drained,
+                                           cluster.frontend.password_secret if cluster.frontend else None),
                         qos=backend_qos if backend else None, management=mgmt,
                         buffers=buffers(draft.models[d.model], d.interfaces, cache) if backend else None,
                         policy=backend_policy if backend else None)

@@ -5,7 +5,11 @@ server's drive layout, plus the settings every host shares.
   each holding 2 NICs and 2 GPUs, two switches per CPU; docs/sources.md section 4).  Its RDMA device is
   `<prefix>n`, so NCCL_IB_HCA in GPU order is the RDMA devices in NIC order.  Its source address has its own routing
   table (base + n) and rule (priority base + n), whose routes send the backend's supernets (the host-link pools)
-  through that NIC's own RTSW port: a NIC's traffic never leaves on another rail.
+  through that NIC's own RTSW port: a NIC's traffic never leaves on another rail.  The main table also routes the
+  supernets through every rail's own NIC (metric base + n: rail 0 first, the others standing by), so a socket with no
+  bound source address (rdma_cm tools, ping) reaches the backend over a rail instead of the front end's default.
+- RoCE GID: chosen at run time by NCCL (RoCE v2, the rail's address family and the backend's supernet), unless the
+  spec fixes `hosts.nccl.gid_index`: the GID table's order depends on the order addresses were added and on DAD.
 - The RoCE ToS (NCCL_IB_TC, RDMA-CM's default ToS) is the backend QoS's RoCE DSCP shifted left by two, with ECT(0)
   set when the QoS marks ECN: DSCP 26 is ToS 106 with ECN, 104 without.
 - InfiniBand: a rail is an HCA port (the interface is the HCA, e.g. mlx5_3, cabled to leaf 3 of the SU).  It carries
@@ -37,6 +41,7 @@ from teton.spec.model import AddressPools, Cluster, RoceBackend
 
 PCIE_SWITCHES = 4      # Grand Teton: four PCIe Gen5 switches, each with 2 GPUs and 2 backend NICs
 NFS_ROLES = ("hammerspace",)
+MAIN_METRIC_BASE = 100     # metric of rail n's main-table routes to the backend supernets: 100 + n
 
 
 def roce_tos(q: Qos | None) -> int:
@@ -62,7 +67,7 @@ def gpu_host_plan(cluster: Cluster, device: Device) -> GpuHostPlan:
             nics.append(RailNic(i.name, n, n * gpus // count, i.name, switch, numa, 0, 0))
         else:
             nics.append(RailNic(i.name, n, n * gpus // count, f"{net.rdma_device_prefix}{n}", switch, numa,
-                                net.route_table_base + n, net.rule_priority_base + n))
+                                net.route_table_base + n, net.rule_priority_base + n, MAIN_METRIC_BASE + n))
     be = cluster.backend
     v4: tuple[str, ...] = ()
     v6: tuple[str, ...] = ()

@@ -6,7 +6,8 @@ avoids connection collisions at start-up.  ECMP width (`maximum_paths`) is the m
 with RFC 7938 ASNs (the ATSWs share one, the CTSWs of a zone share one) those are exactly the equal-cost paths.  A rack
 switch originates its loopback and its rack's host block as one summary and sends nothing else (no transit through a
 rack); the upper tiers pass on what they learn.  Hosts are no BGP speakers (their /31s are connected routes).
-Every session carries a maximum-prefix limit; after a restart a switch holds its updates until its peers are up (no
+Every session carries a maximum-prefix limit, past which it is torn down and retried after 5 minutes (not left down
+until someone clears it); after a restart a switch holds its updates until its peers are up (no
 black-holing while the RIB fills); a switch under maintenance (`backend.drain`) prepends its ASN three times to
 everything it sends, so its peers route around it.
 """
@@ -22,6 +23,7 @@ from teton.spec.model import Bgp
 
 FAMILY_TAG = {"ipv4": "V4", "ipv6": "V6"}
 STARTUP_HOLD_S = 120       # after a restart, hold updates until every peer is up, at most this long
+MAXIMUM_PREFIX_RESTART_MIN = 5   # a session torn down by its prefix limit comes back after this long
 DRAIN_PREPEND = 3          # a drained switch's paths are this much longer: every ECMP choice avoids it
 
 
@@ -40,9 +42,10 @@ def maximum_prefixes(devices: Iterable[Device]) -> dict[str, int]:
     return out
 
 
-def routing(d: Device, devices: Mapping[str, Device], bgp: Bgp, max_prefixes: int, drained: bool) -> Routing:
+def routing(d: Device, devices: Mapping[str, Device], bgp: Bgp, max_prefixes: int, drained: bool,
+            frontend_password: str | None = None) -> Routing:
     """The routing intent of switch `d`; `bgp` is the spec's BGP section (the front end uses the backend's timers
-    and no password)."""
+    and its own password secret, `frontend.password_secret`)."""
     groups: dict[str, PeerGroup] = {}
     neighbors: list[Neighbor] = []
     links_per_asn: dict[int | None, int] = {}
@@ -69,7 +72,8 @@ def routing(d: Device, devices: Mapping[str, Device], bgp: Bgp, max_prefixes: in
         groups=tuple(sorted(groups.values(), key=lambda g: (g.direction != "up", g.name))),
         neighbors=tuple(neighbors), maximum_paths=max(links_per_asn.values(), default=1),
         timers=BgpTimersIntent(t.keepalive, t.hold, t.connect_retry), bfd=bgp.bfd,
-        password_secret=bgp.password_secret if d.plane == "backend" else None,
+        password_secret=bgp.password_secret if d.plane == "backend" else frontend_password,
         loopback4=d.loopback4, loopback6=d.loopback6, aggregates4=d.prefixes4, aggregates6=d.prefixes6,
-        transit=d.role not in of_tier("rack"), maximum_prefixes=max_prefixes, startup_hold_s=STARTUP_HOLD_S,
+        transit=d.role not in of_tier("rack"), maximum_prefixes=max_prefixes,
+        maximum_prefix_restart_min=MAXIMUM_PREFIX_RESTART_MIN, startup_hold_s=STARTUP_HOLD_S,
         drain_prepend=DRAIN_PREPEND if drained else 0)

@@ -23,6 +23,8 @@ class RailNic(NamedTuple):
     numa: int                  # CPU socket the PCIe switch hangs off
     table: int                 # routing table of this NIC's source address (0: an InfiniBand HCA, no address)
     rule_priority: int         # priority of the rule "from <address> lookup <table>" (0: none)
+    main_metric: int = 0       # metric of its main-table routes to the backend supernets (0: none), so a socket with no
+                               # bound source (rdma_cm tools) reaches the backend over a rail, not the front end
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,7 +69,7 @@ class NfsMountPlan(NamedTuple):
 
 @dataclass(frozen=True, slots=True)
 class NcclPlan:
-    gid_index: int
+    gid_index: int | None              # NCCL_IB_GID_INDEX, or None: NCCL selects by RoCE version, family and range
     ib_timeout: int
     roce_tos: int                      # NCCL_IB_TC and the RDMA-CM ToS: the RoCE DSCP, shifted, with ECT(0) when ECN
     debug: str

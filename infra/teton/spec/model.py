@@ -19,6 +19,8 @@ from teton import limits
 # registered target renders (teton.targets), so adding a target package is all a new NOS needs.
 Nos = Annotated[str, Field(pattern=r"^[a-z][a-z0-9-]{0,31}$", description="network OS, e.g. sonic, eos, fboss")]
 Medium = Literal["dac", "aoc", "smf", "mmf"]
+BufferClass = Literal["shallow", "deep"]
+DEEP_BUFFER_MB = 1024      # a switch model with this much packet buffer or more is deep-buffered unless it says
 
 
 def _network(value: str) -> str:
@@ -135,6 +137,9 @@ class SwitchModel(_Model):
     power_w: int = Field(default=0, ge=0, description="typical power draw")
     mtu_max: int = Field(default=9216, ge=1500)
     buffer_mb: float = Field(default=32, gt=0, description="packet buffer of the ASIC (shared or per-port VoQ/HBM)")
+    buffer_class: BufferClass | None = Field(
+        default=None, description="shallow (a shared on-chip buffer) or deep (VoQ/HBM); default: deep from 1 GB of "
+        "buffer_mb (the ECN thresholds of docs/qos.md depend on it)")
     serdes: int | None = Field(default=None, ge=1, le=16384,
                                description="SerDes lanes of the ASIC(s): the ports' lanes must fit (checked)")
     serdes_gbps: int | None = Field(default=None, ge=1, le=800,
@@ -147,6 +152,13 @@ class SwitchModel(_Model):
     @property
     def ports(self) -> int:
         return sum(g.count for g in self.port_groups)
+
+    @property
+    def buffering(self) -> BufferClass:
+        """Its buffer class: the entry's `buffer_class`, else deep from 1 GB of buffer (VoQ/HBM), shallow below."""
+        if self.buffer_class is not None:
+            return self.buffer_class
+        return "deep" if self.buffer_mb >= DEEP_BUFFER_MB else "shallow"
 
     @model_validator(mode="after")
     def _ports_bounded(self) -> SwitchModel:
@@ -211,14 +223,31 @@ class AtswTier(Tier):
                                    f"{_limit('MAX_ATSW')}")
 
 
+class EcnThreshold(_Model):
+    """WRED/ECN marking of the lossless queue for one port speed and buffer class, replacing the design's default
+    (docs/qos.md)."""
+
+    speed_gbps: int = Field(ge=1, le=1600)
+    buffer: BufferClass = Field(description="shallow: a rack switch's shared buffer; deep: a VoQ/HBM spine")
+    min_bytes: int = Field(ge=1, le=1 << 32, description="marking starts at this queue depth (bytes)")
+    max_bytes: int = Field(ge=1, le=1 << 32, description="marking reaches mark_percent at this depth (bytes)")
+    mark_percent: int = Field(default=5, ge=1, le=100, description="marking probability at max_bytes")
+
+
 class RoceQos(_Model):
     roce_dscp: int = Field(default=26, ge=0, le=63)
     lossless_priority: int = Field(default=3, ge=0, le=7)
     cnp_dscp: int = Field(default=48, ge=0, le=63)
     cnp_priority: int = Field(default=6, ge=0, le=7)
+    control_dscp: int = Field(default=46, ge=0, le=63, description="DSCP of the collective's control messages "
+                              "(NCCL's clear-to-send FIFO, NCCL_IB_FIFO_TC): a strict-priority class of its own")
+    control_priority: int = Field(default=5, ge=0, le=7, description="traffic class = queue of the control class")
+    lossless_weight: int = Field(default=50, ge=1, le=97, description="DWRR share (percent) of the lossless queue; "
+                                 "best effort gets the rest but 1 % per idle round-robin queue below it")
     ecn: bool = Field(default=False, description="ECN marking on the lossless queue (Meta ran 400G with PFC only)")
-    ecn_min_kbytes: int = Field(default=150, ge=1)
-    ecn_max_kbytes: int = Field(default=1500, ge=1)
+    ecn_thresholds: list[EcnThreshold] = Field(
+        default_factory=list, max_length=64, description="per port speed and buffer class, replacing the design's "
+        "defaults (docs/qos.md); used only when ecn is true")
     pfc_watchdog: bool = True
     pfc_watchdog_ms: int = Field(default=200, ge=100, le=5000, multiple_of=10,
                                  description="storm detection time: 100-5000 ms (what SONiC accepts), in steps of "
@@ -393,6 +422,8 @@ class Frontend(_Model):
     uplink_speed_gbps: int = Field(default=400, ge=1)
     mtu: int = Field(default=9100, ge=1280, le=9216)
     asn: FrontendAsn = FrontendAsn()
+    password_secret: SecretName | None = Field(
+        default=None, description="name of the secret holding the front end's BGP session password (as the backend's)")
     addressing: Addressing
 
 
@@ -467,8 +498,9 @@ class HostNetwork(_Model):
 class Nccl(_Model):
     """NCCL and PyTorch settings written to every GPU host (/etc/nccl.conf, the flight recorder's environment)."""
 
-    gid_index: int = Field(default=3, ge=0, le=255, description="NCCL_IB_GID_INDEX: the RoCEv2 IPv4 GID (3 on "
-                                                                "ConnectX; docs/sources.md section 7)")
+    gid_index: int | None = Field(default=None, ge=0, le=255, description="NCCL_IB_GID_INDEX, fixed; default none: "
+                                  "NCCL picks the RoCE v2 GID of the rail's address at run time (the GID table's "
+                                  "order depends on address order and DAD, so index 3 is not always IPv4 RoCE v2)")
     ib_timeout: int = Field(default=22, ge=1, le=31, description="NCCL_IB_TIMEOUT: 4.096 us x 2^n per retry; Meta's "
                                                                  "idle RTT is ~22 us, far above NCCL's assumption")
     debug: Literal["VERSION", "WARN", "INFO", "TRACE"] = Field(default="WARN", description="NCCL_DEBUG")

@@ -30,12 +30,13 @@ from teton.targets.base import (
     Files,
     PortView,
     QosView,
+    QueueView,
     RenderContext,
     Session,
     Target,
 )
 
-__all__ = ["BuildFileError", "BuildFiles", "DeviceTarget", "DeviceView", "Files", "PortView", "QosView",
+__all__ = ["BuildFileError", "BuildFiles", "DeviceTarget", "DeviceView", "Files", "PortView", "QosView", "QueueView",
            "RenderContext", "Session", "Target", "check_fabric", "check_nos", "check_port_naming", "get", "names",
            "nos_target", "register", "targets", "unregister"]
 

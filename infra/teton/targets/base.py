@@ -70,10 +70,24 @@ class Session:
 
 
 @dataclass(frozen=True)
+class QueueView:
+    """One egress queue of one port as a switch's files schedule it (numbers as the NOS counts them: bytes)."""
+
+    port: str
+    queue: int
+    strict: bool
+    weight: int | None                # round-robin weight (EOS bandwidth percent, SONiC DWRR weight)
+    ecn: tuple[int, int, int] | None  # WRED/ECN marking: min bytes, max bytes, probability percent
+    where: str
+
+
+@dataclass(frozen=True)
 class QosView:
     lossless: tuple[int, ...]         # priorities with PFC (no-drop)
     dscp_to_tc: Mapping[int, int]
     where: str
+    tc_to_queue: Mapping[int, int] | None = None   # None: queue n carries traffic class n (a NIC, EOS's default)
+    queues: tuple[QueueView, ...] = ()             # switches: every queue of every port
 
 
 @dataclass

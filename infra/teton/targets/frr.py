@@ -7,7 +7,8 @@ The spelling, for every address family with neighbours:
   numbers), which the EOS spelling writes too: connected routes redistributed through CONNECTED_<tag>, EXPORT_<tag>
   outbound to every peer group;
 - aggregates are announced summary-only;
-- every peer group has the maximum-prefix limit; `update-delay` holds updates after a restart until the peers are up.
+- every peer group has the maximum-prefix limit, retried after the intent's minutes (`restart`); `update-delay`
+  holds updates after a restart until the peers are up.
 """
 
 from __future__ import annotations
@@ -48,7 +49,8 @@ def frr_context(hostname: str, r: Routing) -> dict[str, Any]:
     prefix_lists.sort(key=lambda p: (p["afi"] != "ip", p["name"], p["seq"]))
     bgp = {"asn": r.asn, "router_id": r.router_id, "keepalive": r.timers.keepalive, "hold": r.timers.hold,
            "connect_retry": r.timers.connect_retry, "bfd": r.bfd, "maximum_paths": r.maximum_paths,
-           "maximum_prefixes": r.maximum_prefixes, "startup_hold": r.startup_hold_s,
+           "maximum_prefixes": r.maximum_prefixes, "maximum_prefix_restart": r.maximum_prefix_restart_min,
+           "startup_hold": r.startup_hold_s,
            "password": secret_ref(r.password_secret) if r.password_secret else None}
     return {"hostname": hostname, "bgp": bgp, "prefix_lists": prefix_lists, "route_maps": route_maps,
             "groups": groups, "neighbors": neighbors, "afs": afs}

@@ -27,7 +27,15 @@ from teton.findings import Finding
 from teton.targets import DeviceView, RenderContext
 from teton.targets.parallel import map_chunks
 from teton.validate.plaintext import scan
-from teton.validate.rules import check_bgp_sessions, check_lossless_class, check_mtu, check_qos, check_router_ids
+from teton.validate.rules import (
+    check_bgp_sessions,
+    check_control_class,
+    check_lossless_class,
+    check_mtu,
+    check_qos,
+    check_router_ids,
+    check_scheduling,
+)
 
 _NOT_SCANNED = frozenset({FABRIC_JSON, MANIFEST})
 
@@ -99,7 +107,8 @@ def validate_rendered(build: Path, yang_dir: Path | None = None, vendor: bool = 
         return findings + [Finding(FABRIC_JSON, "", str(exc), rule="io")]
     views, found = read_views(source, fabric, RenderContext(yang_dir=yang_dir, validate=vendor), vendor)
     findings += found
-    for rule in (check_bgp_sessions, check_mtu, check_qos, check_router_ids):
+    for rule in (check_bgp_sessions, check_mtu, check_qos, check_router_ids, check_scheduling):
         findings += rule(views)
     findings += check_lossless_class(views, fabric.qos)
+    findings += check_control_class(views, fabric.qos)
     return findings

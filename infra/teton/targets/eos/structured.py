@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from teton.fabric.intent import ManagementIntent, Qos, Routing, SwitchPolicy
+from teton.fabric.intent import Ecn, ManagementIntent, Qos, Routing, SwitchPolicy
 from teton.fabric.model import Device, Fabric
 from teton.frr.policy import TAG, PrefixList, RouteMap, route_policy
 from teton.secrets import secret_ref
@@ -34,30 +34,45 @@ def _dscp_map(qos: Qos) -> list[str]:
     return lines
 
 
-def _qos(qos: Qos) -> dict[str, Any]:
-    """DSCP map, the tx queues with the intent's scheduling (weighted shares of the queues that carry traffic, CNP
-    strict), ECN on the lossless queue, PFC watchdog."""
-    carrying = set(qos.dscp_to_tc)
-    shared = [q for q in qos.queues if not q.strict and q.tc in carrying]
-    total = sum(q.weight for q in shared) or 1
+QUEUE_COMMENT = {"lossless": "RoCE lossless (PFC priority {tc})", "cnp": "CNP strict priority",
+                 "control": "collective control (CTS) strict priority", "best-effort": "best effort",
+                 "idle": "no traffic class"}
+
+
+def qos_profile_name(ecn: Ecn | None) -> str:
+    """One profile per set of thresholds: QOS-ROCE when PFC only, QOS-ROCE-<speed>G per port speed with ECN."""
+    return QOS_PROFILE if ecn is None else f"{QOS_PROFILE}-{ecn.speed_gbps}G"
+
+
+def _tx_queues(qos: Qos, ecn: Ecn | None) -> list[dict[str, Any]]:
+    """Every queue spelled: EOS queues are strict priority by default and `bandwidth percent` counts only on
+    round-robin ones, so a DWRR queue says `no priority`; thresholds in bytes, the intent's numbers as they are."""
     queues: list[dict[str, Any]] = []
     for q in qos.queues:
+        e: dict[str, Any] = {"id": q.tc, "comment": QUEUE_COMMENT[q.role].format(tc=q.tc)}
         if q.strict:
-            queues.append({"id": q.tc, "comment": "CNP strict priority", "priority": "priority strict"})
-        elif q in shared:
-            e: dict[str, Any] = {"id": q.tc, "bandwidth_percent": q.weight * 100 // total,
-                                 "comment": f"RoCE lossless (PFC priority {q.tc})" if q.role == "lossless"
-                                 else "best effort"}
-            if q.role == "lossless" and qos.ecn is not None:
-                e["random_detect"] = {"ecn": {"threshold": {"units": "kbytes", "min": qos.ecn.min_kbytes,
-                                                            "max": qos.ecn.max_kbytes,
-                                                            "max_probability": qos.ecn.mark_percent}}}
-            queues.append(e)
-    profile: dict[str, Any] = {"name": QOS_PROFILE, "tx_queues": queues}
-    out: dict[str, Any] = {"qos": {"map": {"dscp": _dscp_map(qos)}}, "qos_profiles": [profile]}
+            e["priority"] = "priority strict"
+        else:
+            e["priority"] = "no priority"
+            e["bandwidth_percent"] = q.weight
+        if q.role == "lossless" and ecn is not None:
+            e["random_detect"] = {"ecn": {"threshold": {"units": "bytes", "min": ecn.min_bytes, "max": ecn.max_bytes,
+                                                        "max_probability": ecn.mark_percent}}}
+        queues.append(e)
+    return queues
+
+
+def _qos(qos: Qos, profiles: list[Ecn | None]) -> dict[str, Any]:
+    """DSCP map, one QoS profile per set of ECN thresholds the switch's ports use (the intent's scheduling on every
+    queue), PFC watchdog."""
+    out: dict[str, Any] = {"qos": {"map": {"dscp": _dscp_map(qos)}}, "qos_profiles": []}
     wd = qos.watchdog
+    for ecn in profiles:
+        profile: dict[str, Any] = {"name": qos_profile_name(ecn), "tx_queues": _tx_queues(qos, ecn)}
+        if wd is not None:
+            profile["priority_flow_control"] = {"watchdog": {"enabled": True}}
+        out["qos_profiles"].append(profile)
     if wd is not None:
-        profile["priority_flow_control"] = {"watchdog": {"enabled": True}}
         out["priority_flow_control"] = {"watchdog": {"action": wd.action, "timeout": f"{wd.detection_ms / 1000:g}",
                                                      "polling_interval": f"{wd.poll_ms / 1000:g}",
                                                      "recovery_time": f"{wd.restoration_ms / 1000:g}"}}
@@ -213,6 +228,11 @@ def _routing(r: Routing) -> dict[str, Any]:
         "neighbors": [{"ip_address": n.address, "peer_group": n.group, "remote_as": str(n.remote_as),
                        "description": n.peer} for n in r.neighbors],
     }
+    if r.maximum_prefix_restart_min and peer_groups:
+        # FRR's `maximum-prefix N restart M`: EOS brings a session its maximum-routes tore down back after the idle
+        # restart timer (seconds); pyavd has no key for it
+        router_bgp["eos_cli"] = "\n".join(f"neighbor {g['name']} idle-restart-timer {60 * r.maximum_prefix_restart_min}"
+                                          for g in peer_groups)
     aggregates = [{"prefix": a, "summary_only": True} for a in r.aggregates4 + r.aggregates6]
     if aggregates:
         router_bgp["aggregate_addresses"] = aggregates
@@ -235,8 +255,10 @@ def structured_config(fabric: Fabric, d: Device) -> dict[str, Any]:
     if d.management is not None:
         cfg.update(_management(d, d.management))
     qos = d.qos
+    buffering = fabric.models[d.model].buffering
+    port_ecn = {i.name: qos.ecn_for(i.speed_gbps, buffering) for i in d.interfaces} if qos is not None else {}
     if qos is not None:
-        cfg.update(_qos(qos))
+        cfg.update(_qos(qos, sorted(set(port_ecn.values()), key=lambda e: e.speed_gbps if e else 0)))
     if d.policy is not None:
         cfg.update(_policy(d.policy))
     lo: dict[str, Any] = {"name": "Loopback0", "description": "router-id and BGP source"}
@@ -258,7 +280,7 @@ def structured_config(fabric: Fabric, d: Device) -> dict[str, Any]:
             e["ipv6_addresses"] = [i.ipv6]
         if qos is not None:
             e["qos"] = {"trust": "dscp"}
-            e["service_profile"] = QOS_PROFILE
+            e["service_profile"] = qos_profile_name(port_ecn[i.name])
             e["priority_flow_control"] = {"enabled": True, "priorities": [
                 {"priority": p, "no_drop": True} for p in qos.pfc_priorities]}
         interfaces.append(e)

@@ -10,7 +10,7 @@ from typing import Any
 from teton.buildfolder import device_path
 from teton.findings import Finding
 from teton.frr.conf import bgp_config
-from teton.targets.base import DeviceView, PortView, QosView, Session
+from teton.targets.base import DeviceView, PortView, QosView, QueueView, Session
 
 
 def read_sonic(name: str, db: dict[str, Any], frr: str) -> tuple[DeviceView, list[Finding]]:
@@ -44,15 +44,37 @@ def read_sonic(name: str, db: dict[str, Any], frr: str) -> tuple[DeviceView, lis
     for port, cidrs in addrs.items():
         mtu = str(ports.get(port, {}).get("mtu", ""))
         view.interfaces[port] = PortView(int(mtu) if mtu.isdigit() else None, tuple(cidrs), f"PORT|{port}/mtu")
+    queues = tuple(_queues(db))
     for key, row in db.get("PORT_QOS_MAP", {}).items():
         pfc = str(row.get("pfc_enable", ""))
         dscp = db.get("DSCP_TO_TC_MAP", {}).get(row.get("dscp_to_tc_map"), {})
+        tcq = db.get("TC_TO_QUEUE_MAP", {}).get(row.get("tc_to_queue_map"), {})
         q = QosView(tuple(sorted(int(p) for p in pfc.split(",") if p.isdigit())),
                     {int(k): int(v) for k, v in dscp.items() if str(k).isdigit() and str(v).isdigit()},
-                    f"PORT_QOS_MAP|{key}/pfc_enable")
+                    f"PORT_QOS_MAP|{key}/pfc_enable",
+                    {int(k): int(v) for k, v in tcq.items() if str(k).isdigit() and str(v).isdigit()}, queues)
         if view.qos is None:
             view.qos = q
-        elif (q.lossless, q.dscp_to_tc) != (view.qos.lossless, view.qos.dscp_to_tc):
+        elif (q.lossless, q.dscp_to_tc, q.tc_to_queue) != (view.qos.lossless, view.qos.dscp_to_tc,
+                                                            view.qos.tc_to_queue):
             findings.append(Finding(rel, q.where, f"port QoS differs from {view.qos.where} on the same switch",
                                     rule="qos-mismatch"))
     return view, findings
+
+
+def _queues(db: dict[str, Any]) -> list[QueueView]:
+    """Every QUEUE row: its SCHEDULER's type and weight, its WRED_PROFILE's green thresholds (bytes)."""
+    schedulers, wred = db.get("SCHEDULER", {}), db.get("WRED_PROFILE", {})
+    out = []
+    for key, row in db.get("QUEUE", {}).items():
+        port, _, queue = key.partition("|")
+        if not queue.isdigit():
+            continue
+        s = schedulers.get(row.get("scheduler"), {})
+        strict = s.get("type") == "STRICT"
+        w = wred.get(row.get("wred_profile")) if row.get("wred_profile") else None
+        ecn = None if w is None or w.get("ecn", "ecn_none") == "ecn_none" else (
+            int(w["green_min_threshold"]), int(w["green_max_threshold"]), int(w.get("green_drop_probability", 100)))
+        out.append(QueueView(port, int(queue), strict, None if strict else int(s.get("weight", 1)), ecn,
+                             f"QUEUE|{key}"))
+    return out
