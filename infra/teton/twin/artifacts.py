@@ -25,24 +25,40 @@ BACKEND_LINKS = ("host-rtsw", "rtsw-ctsw", "ctsw-atsw")
 SWITCH_ROLES = ("rtsw", "ctsw", "atsw")
 
 
+@dataclass(frozen=True)
+class SwitchOrigin:
+    """How a switch got the routing config the twin runs."""
+
+    as_frr: bool      # the FRR spelling of the routing read back from its config (its NOS cannot run here)
+
+    @property
+    def how(self) -> str:
+        return ("the FRR spelling of the routing read back from its config" if self.as_frr
+                else "its rendered frr.conf, unchanged")
+
+
 @dataclass
 class TwinSource:
     """The plan, and how each switch got its routing config."""
 
     plan: TwinPlan
     fabric: Fabric
-    origin: dict[str, str] = field(default_factory=dict)
+    origin: dict[str, SwitchOrigin] = field(default_factory=dict)
+
+    def as_frr(self) -> list[str]:
+        """The switches that run the FRR spelling of their read-back routing, sorted."""
+        return sorted(d for d, o in self.origin.items() if o.as_frr)
 
 
 def plan_name(cluster: str) -> str:
     return re.sub(r"[^A-Za-z0-9_]", "_", cluster)[:16]
 
 
-def _switch(view: DeviceView, fabric: Fabric) -> tuple[TwinNode, str]:
+def _switch(view: DeviceView, fabric: Fabric) -> tuple[TwinNode, SwitchOrigin]:
     interfaces = [TwinInterface("lo", view.loopbacks, 65536)] + [
         TwinInterface(name, port.addresses, port.mtu or 1500) for name, port in sorted(view.interfaces.items())]
     if view.frr_conf is not None:
-        return TwinNode(view.name, "switch", tuple(interfaces), view.frr_conf), "its rendered frr.conf, unchanged"
+        return TwinNode(view.name, "switch", tuple(interfaces), view.frr_conf), SwitchOrigin(as_frr=False)
     if view.routing is None:
         raise SpecError([Finding(view.file, "", "no routing could be read back, so the twin cannot run it",
                                  rule="twin")])
@@ -52,7 +68,7 @@ def _switch(view: DeviceView, fabric: Fabric) -> tuple[TwinNode, str]:
         # the NOS keeps its own connect-retry timer; FRR gets the design's, so that sessions come back as fast
         routing = replace(routing, timers=replace(routing.timers, connect_retry=designed.timers.connect_retry))
     return (TwinNode(view.name, "switch", tuple(interfaces), render_frr(view.name, routing)),
-            "the FRR spelling of the routing read back from its config")
+            SwitchOrigin(as_frr=True))
 
 
 def switch_frr_conf(view: DeviceView, fabric: Fabric) -> str:
@@ -101,8 +117,8 @@ def twin_plan(build: BuildFolder | Path, name: str | None = None) -> TwinSource:
     for d in wanted:
         view = by_name[d]
         if fabric.devices[d].role in SWITCH_ROLES:
-            node, how = _switch(view, fabric)
-            out.origin[d] = how
+            node, origin = _switch(view, fabric)
+            out.origin[d] = origin
         else:
             node = _host(view)
         nodes.append(node)
