@@ -127,8 +127,8 @@ def plan_stack(settings: Settings) -> StackPlan:
                "host_racks": len(host_racks),
                "waves": [{"name": w.name, "devices": len(w.devices)} for w, _, _ in waves],
                "not_on_twin": sorted(d.name for d in placed if d.nos is not None and d.name not in deployed)}
-    return StackPlan(cluster_name, sorted(set(racks.values())), dict(sorted(racks.items())), waves, host_racks,
-                     summary, subnet)
+    return StackPlan(cluster=cluster_name, zones=sorted(set(racks.values())), racks=dict(sorted(racks.items())),
+                     waves=waves, host_racks=host_racks, summary=summary, subnet_manager=subnet)
 
 
 def subnet_manager_inputs(build: BuildFolder, common: Deployment) -> SubnetManagerInputs:

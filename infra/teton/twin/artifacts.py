@@ -58,7 +58,8 @@ def _switch(view: DeviceView, fabric: Fabric) -> tuple[TwinNode, SwitchOrigin]:
     interfaces = [TwinInterface("lo", view.loopbacks, 65536)] + [
         TwinInterface(name, port.addresses, port.mtu or 1500) for name, port in sorted(view.interfaces.items())]
     if view.frr_conf is not None:
-        return TwinNode(view.name, "switch", tuple(interfaces), view.frr_conf), SwitchOrigin(as_frr=False)
+        return (TwinNode(name=view.name, kind="switch", interfaces=tuple(interfaces), frr_conf=view.frr_conf),
+                SwitchOrigin(as_frr=False))
     if view.routing is None:
         raise SpecError([Finding(view.file, "", "no routing could be read back, so the twin cannot run it",
                                  rule="twin")])
@@ -67,7 +68,8 @@ def _switch(view: DeviceView, fabric: Fabric) -> tuple[TwinNode, SwitchOrigin]:
     if routing.timers.connect_retry is None and designed is not None:
         # the NOS keeps its own connect-retry timer; FRR gets the design's, so that sessions come back as fast
         routing = replace(routing, timers=replace(routing.timers, connect_retry=designed.timers.connect_retry))
-    return (TwinNode(view.name, "switch", tuple(interfaces), render_frr(view.name, routing)),
+    return (TwinNode(name=view.name, kind="switch", interfaces=tuple(interfaces),
+                     frr_conf=render_frr(view.name, routing)),
             SwitchOrigin(as_frr=True))
 
 
@@ -91,7 +93,8 @@ def _host(view: DeviceView) -> TwinNode:
             if not any((":" in r[1]) == (":" in gw) for r in routes):
                 routes.append(("default", gw, name))
             source.append((addr.split("/")[0], gw, name))
-    return TwinNode(view.name, "host", interfaces, None, tuple(routes), tuple(source))
+    return TwinNode(name=view.name, kind="host", interfaces=interfaces, frr_conf=None, routes=tuple(routes),
+                    source_routes=tuple(source))
 
 
 def twin_plan(build: BuildFolder | Path, name: str | None = None) -> TwinSource:
