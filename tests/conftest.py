@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import os
+
 import pytest
 import yaml
 
@@ -9,6 +11,20 @@ from teton.design import design
 from teton.fabric import Fabric
 from teton.spec.load import load_spec
 from teton.spec.model import Cluster
+
+ROOT_NEEDED_FOR = "network namespaces and FRR daemons"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Tests marked `root` (optionally with what they need root for: `@pytest.mark.root("mounting a tmpfs")`) skip
+    here, in one place, when not run as root; the reason says why (`-rs` in addopts prints it).  CI runs as root."""
+    if os.geteuid() == 0:
+        return
+    for item in items:
+        marker = item.get_closest_marker("root")
+        if marker is not None:
+            why = marker.args[0] if marker.args else ROOT_NEEDED_FOR
+            item.add_marker(pytest.mark.skip(reason=f"needs root: {why}"))
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -22,6 +22,7 @@ def run(*args: str) -> tuple[int, str]:
     return result.exit_code, result.output
 
 
+@pytest.mark.scale24k
 def test_plan_of_the_24k_reference_matches_the_published_cluster():
     code, out = run("plan", str(REF24K), "--json")
     assert code == 0

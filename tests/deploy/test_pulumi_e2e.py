@@ -29,8 +29,7 @@ import yaml
 
 from tests.helpers import LAB, ROOT
 
-pytestmark = [pytest.mark.root,
-              pytest.mark.skipif(os.geteuid() != 0, reason="needs root for network namespaces and FRR daemons")]
+pytestmark = pytest.mark.root
 
 TWIN = "pulumi_lab"
 STACK = "twin"

@@ -40,6 +40,7 @@ def test_explicit_canary_and_bad_policy(lab_fabric):
         RolloutPolicy(fraction=1.0)
 
 
+@pytest.mark.scale24k
 def test_24k_waves_are_bounded():
     fabric = load_and_design(REF24K).fabric
     waves = plan_waves(fabric.switches())

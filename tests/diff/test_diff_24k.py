@@ -31,6 +31,8 @@ from teton.diff import DiffResult, diff_specs
 from teton.fabric import Fabric
 from teton.spec.load import load_spec
 
+pytestmark = pytest.mark.scale24k
+
 
 @pytest.fixture(scope="session")
 def base(tmp_path_factory) -> tuple[RenderCache, Fabric, Path]:

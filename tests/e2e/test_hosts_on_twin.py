@@ -4,7 +4,6 @@ reaches a host of another zone on its own rail, and `teton twin verify` is clean
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import time
@@ -15,8 +14,7 @@ import yaml
 from tests.helpers import LAB, dcqcn, write_spec
 from tests.hosts import harness as h
 
-pytestmark = [pytest.mark.root,
-              pytest.mark.skipif(os.geteuid() != 0, reason="needs root for network namespaces and FRR daemons")]
+pytestmark = pytest.mark.root
 
 
 @pytest.fixture(scope="module", params=["pfc-only", "dcqcn"])

@@ -13,8 +13,7 @@ import yaml
 
 from tests.helpers import LAB, dcqcn, write_spec
 
-pytestmark = [pytest.mark.root,
-              pytest.mark.skipif(os.geteuid() != 0, reason="needs root for network namespaces and FRR daemons")]
+pytestmark = pytest.mark.root
 
 
 def _namespaces() -> list[str]:

@@ -16,8 +16,7 @@ import yaml
 
 from tests.hosts import harness as h
 
-pytestmark = [pytest.mark.root,
-              pytest.mark.skipif(os.geteuid() != 0, reason="chroot and network namespaces need root")]
+pytestmark = pytest.mark.root("chroot and network namespaces")
 
 GPU_BUS = {n: f"0000:{0x18 + 0x20 * n:02x}:00.0" for n in range(8)}
 NIC_BUS = {f"mlx5_{n}": f"0000:{0x19 + 0x20 * n:02x}:00.0" for n in range(8)}

@@ -19,8 +19,7 @@ import pytest
 
 from tests.hosts.harness import PLAYBOOKS, run
 
-pytestmark = [pytest.mark.root,
-              pytest.mark.skipif(os.geteuid() != 0, reason="munged and slurmctld are started as root here"),
+pytestmark = [pytest.mark.root("munged and slurmctld"),
               pytest.mark.skipif(shutil.which("slurmctld") is None, reason="scripts/setup installs slurmctld")]
 
 
@@ -176,7 +175,7 @@ def test_infiniband_topology_is_one_switch_per_scalable_unit_under_the_cluster(l
 
 def test_a_three_level_infiniband_fabric_puts_each_scalable_unit_in_its_pod(tmp_path):
     """Three levels: an SU's leaves reach its pod's spine groups, so the tree is SU -> pod -> cluster."""
-    from tests.ib.test_design import _three_levels
+    from tests.design.test_infiniband import _three_levels
     from teton.build import build_fabric
     from teton.design import design
 

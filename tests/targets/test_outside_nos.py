@@ -168,7 +168,6 @@ def test_the_independence_contract_covers_every_target_package():
 
 
 @pytest.mark.root
-@pytest.mark.skipif(os.geteuid() != 0, reason="needs root for network namespaces and FRR daemons")
 def test_the_outside_nos_runs_in_the_twin_and_the_deploy_layer_pushes_its_switches(cumulus, lab_data, tmp_path):
     """`teton twin up` of the build, then the deploy layer's twin transport (from the registry) pushes and checks
     every switch of the new NOS as `pulumi up` does."""

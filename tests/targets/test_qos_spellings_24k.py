@@ -4,11 +4,15 @@ with the same numbers."""
 
 from __future__ import annotations
 
+import pytest
+
 from tests.helpers import REF24K
 from tests.targets.qos_readback import check_every_queue
 from teton.build import build_fabric
 from teton.design import design
 from teton.spec.load import load_spec
+
+pytestmark = pytest.mark.scale24k
 
 
 def test_every_queue_of_the_24k_reference_agrees_across_nos(tmp_path):

@@ -37,8 +37,6 @@ from teton.twin.plan import (
 )
 from teton.twin.runtime import Twin, TwinError, UpReport, cleanup_leftovers, split_frr_conf, twin_processes
 
-needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="needs root for network namespaces")
-
 SPINES = ("z01-spine-01", "z01-spine-02")
 LEAVES = ("z01-r001-rtsw", "z01-r002-rtsw")
 HOSTS = ("z01-r001-gpu0001-frontend-nic", "z01-r002-gpu0001")  # the first is too long for a short name
@@ -224,8 +222,6 @@ def _full_ecmp(twin: Twin) -> Callable[[], bool]:
 
 @pytest.fixture(scope="module")
 def lab() -> Iterator[Lab]:
-    if os.geteuid() != 0:
-        pytest.skip(reason="needs root for network namespaces and FRR daemons")
     plan = make_plan("tlab")
     cleanup_leftovers("tt-tlab-")  # from an earlier, interrupted run
     root = _state_root()
@@ -242,7 +238,6 @@ def lab() -> Iterator[Lab]:
 
 
 @pytest.mark.root
-@needs_root
 def test_up_and_converge(lab: Lab) -> None:
     twin = lab.twin
     print(f"\nup {lab.up_s:.2f} s {lab.report.phases}, converge {lab.converge_s:.2f} s")
@@ -271,7 +266,6 @@ def test_up_and_converge(lab: Lab) -> None:
 
 
 @pytest.mark.root
-@needs_root
 def test_host_to_host_ping(lab: Lab) -> None:
     twin = lab.twin
     assert twin.ping(HOSTS[0], H1, H2)
@@ -281,7 +275,6 @@ def test_host_to_host_ping(lab: Lab) -> None:
 
 
 @pytest.mark.root
-@needs_root
 def test_ecmp_and_spine_failure(lab: Lab) -> None:
     twin = lab.twin
     leaf = LEAVES[0]
@@ -306,7 +299,6 @@ def test_ecmp_and_spine_failure(lab: Lab) -> None:
 
 
 @pytest.mark.root
-@needs_root
 def test_link_down_narrows_spine(lab: Lab) -> None:
     twin = lab.twin
     spine, leaf = SPINES[0], LEAVES[0]
@@ -327,7 +319,6 @@ def test_link_down_narrows_spine(lab: Lab) -> None:
 
 
 @pytest.mark.root
-@needs_root
 def test_frozen_spine_hits_the_hold_timer(lab: Lab) -> None:
     twin = lab.twin
     try:
@@ -342,7 +333,6 @@ def test_frozen_spine_hits_the_hold_timer(lab: Lab) -> None:
 
 
 @pytest.mark.root
-@needs_root
 def test_all_links_of_a_spine_down(lab: Lab) -> None:
     twin = lab.twin
     try:
@@ -386,7 +376,6 @@ def _back_to_full(twin: Twin) -> None:
 
 
 @pytest.mark.root
-@needs_root
 def test_ensure_running_restarts_daemons_killed_outside(lab: Lab) -> None:
     twin = lab.twin
     leaf = LEAVES[1]
@@ -412,7 +401,6 @@ def test_ensure_running_restarts_daemons_killed_outside(lab: Lab) -> None:
 
 
 @pytest.mark.root
-@needs_root
 def test_start_node_after_daemons_died_while_stopped(lab: Lab) -> None:
     """stop_node "freeze" and "links", then a daemon is killed outside teton: start_node restarts the switch."""
     twin = lab.twin
@@ -431,7 +419,6 @@ def test_start_node_after_daemons_died_while_stopped(lab: Lab) -> None:
 
 
 @pytest.mark.root
-@needs_root
 def test_start_node_checks_config(lab: Lab) -> None:
     twin = lab.twin
     spine = SPINES[0]
@@ -460,7 +447,6 @@ def _gone(pids: list[int], prefix: str) -> None:
 
 
 @pytest.mark.root
-@needs_root
 def test_down_removes_everything(state_root: Path) -> None:
     cleanup_leftovers("tt-tdown-")
     twin = Twin(make_plan("tdown"), state_root / "st")
@@ -477,7 +463,6 @@ def test_down_removes_everything(state_root: Path) -> None:
 
 
 @pytest.mark.root
-@needs_root
 def test_failed_up_cleans_up(state_root: Path, tmp_path: Path) -> None:
     plan = make_plan("tfail")
     broken = plan.nodes[0].frr_conf.replace("maximum-paths 8", "maximum-pathz 8")  # type: ignore[union-attr]
@@ -497,7 +482,6 @@ def _with_conf(plan: TwinPlan, node: str, edit: Callable[[str], str]) -> TwinPla
 
 
 @pytest.mark.root
-@needs_root
 def test_refused_config_line_fails_up(state_root: Path) -> None:
     """bgpd refuses `timers bgp 1 1` (hold time below 3 s) which `vtysh -C` accepts: up() must fail, not warn."""
     cleanup_leftovers("tt-trefuse-")
@@ -540,7 +524,6 @@ def _up_in_a_process_that_dies(plan: TwinPlan, state: Path) -> dict[int, str]:
 
 
 @pytest.mark.root
-@needs_root
 def test_load_and_down_from_another_process(state_root: Path) -> None:
     plan = make_plan("tload")
     cleanup_leftovers("tt-tload-")
@@ -557,7 +540,6 @@ def test_load_and_down_from_another_process(state_root: Path) -> None:
 
 
 @pytest.mark.root
-@needs_root
 def test_cleanup_leftovers_after_crash(state_root: Path) -> None:
     """A process brings a twin up and dies without down(); its state directory is then lost."""
     plan = make_plan("tcrash")

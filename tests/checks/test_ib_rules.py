@@ -42,6 +42,7 @@ def _line_of(spec, key: str) -> int:
     raise AssertionError(key)
 
 
+@pytest.mark.scale24k
 def test_the_bundled_specs_are_clean():
     for spec in (LAB_IB, REF_IB):
         code, _, findings = _validate(spec)

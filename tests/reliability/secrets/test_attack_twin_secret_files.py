@@ -8,7 +8,6 @@ config was written: no namespace, no daemon, no twin flock needed."""
 
 from __future__ import annotations
 
-import os
 import stat
 import tempfile
 from pathlib import Path
@@ -20,8 +19,7 @@ from tests.helpers import LAB
 from teton.build import build
 from teton.twin import runtime, service
 
-pytestmark = [pytest.mark.root,
-              pytest.mark.skipif(os.geteuid() != 0, reason="needs root to give the twin's files to user frr")]
+pytestmark = pytest.mark.root("network namespaces, FRR daemons and the twin's files given to user frr")
 
 SECRET = "Att4ck-bgp-s3cret"
 SECRETS = {"bgp_backend": SECRET, "aaa_key": "k", "breakglass_sha512": "$6$s$h", "snmpv3_auth": "a",

@@ -37,6 +37,7 @@ def ref_plan():
     return json.loads(result.output)
 
 
+@pytest.mark.scale24k
 def test_the_24k_reference_plans_as_published(ref_plan):
     p = ref_plan
     assert (p["backend"], p["gpus"], p["hosts"], p["zones"]) == ("infiniband", 24_576, 3_072, 96)
@@ -66,6 +67,7 @@ def test_rail_optimized_leaves_and_full_bisection(lab_ib):
     assert all(link.a.ipv4 is None and link.b.ipv6 is None for link in f.links if link.kind == "leaf-spine")
 
 
+@pytest.mark.scale24k
 def test_three_levels_spread_every_spine_over_every_core_of_its_plane():
     f = load_and_design(REF_IB).fabric
     cores = [d for d in f.devices.values() if d.role == "core"]

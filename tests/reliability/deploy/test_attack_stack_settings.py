@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.reliability.pulumi_project import engine_or_fail, make_project
+from tests.reliability.deploy.pulumi_project import engine_or_fail, make_project
 from teton.deploy import settings
 
 BAD = [("checkTimeout", v) for v in ("abc", "0", "-1", "nan", "inf", "1e309", "3601")] + \

@@ -101,6 +101,7 @@ def test_a_spec_that_cannot_work_exits_2_naming_path_rule_and_line(tmp_path, lab
     assert f["line"] is not None
 
 
+@pytest.mark.scale24k
 def test_the_lab_and_the_24k_reference_validate_clean():
     for spec in (LAB, REF24K):
         code, findings = validate(spec)
@@ -194,7 +195,8 @@ def test_a_link_count_alone_can_hit_the_limit(tmp_path, lab_data):
     assert "the cluster would have 2," in f["message"] and "above MAX_LINKS (2,000,000)" in f["message"]
 
 
-@pytest.mark.parametrize("spec", [LAB, REF24K], ids=["lab", "24k"])
+@pytest.mark.parametrize("spec", [pytest.param(LAB, id="lab"),
+                                  pytest.param(REF24K, id="24k", marks=pytest.mark.scale24k)])
 def test_size_counts_match_the_design(spec):
     """The guard counts devices and links from the spec alone; they must be what the designer builds."""
     from teton.build import load_and_design

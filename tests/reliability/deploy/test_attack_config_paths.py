@@ -14,7 +14,7 @@ import subprocess
 from pathlib import Path
 
 from tests.helpers import ROOT
-from tests.reliability.pulumi_project import engine_or_fail, make_project
+from tests.reliability.deploy.pulumi_project import engine_or_fail, make_project
 
 NOT_RUN = (re.compile(r"^scripts/setup\b"), re.compile(r"\bteton twin up\b"))
 

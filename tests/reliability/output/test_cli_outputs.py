@@ -92,7 +92,7 @@ def test_a_symlinked_output_folder_stays_a_symlink(tmp_path):
     assert link.is_symlink() and (real / "manifest.json").is_file()
 
 
-@pytest.mark.skipif(os.geteuid() != 0, reason="mounting a read-only file system needs root (CI runs as root)")
+@pytest.mark.root("mounting a read-only file system")
 def test_render_onto_a_read_only_file_system(tmp_path):
     mnt = tmp_path / "ro"
     mnt.mkdir()
