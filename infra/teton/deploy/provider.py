@@ -48,12 +48,10 @@ from teton.deploy import settings as stack_settings
 from teton.deploy.hosts import HostRack, host_transport
 from teton.deploy.plugin import serve_plugin
 from teton.deploy.program import GATE, HOST_RACK, PLAYBOOKS, SUBNET_MANAGER, SWITCH
-from teton.deploy.push import resolve_files
 from teton.deploy.registrar import to_struct
-from teton.deploy.transports import Device, SubnetManagerSsh, Transport
 from teton.fabric.model import Fabric
 from teton.findings import TetonError
-from teton.targets.transports import TransportSettings, transport_factory
+from teton.targets.transports import Device, Transport, TransportSettings, resolve_files, transport_factory
 
 VERSION = "0.1.0"
 DIFFED = {SWITCH: ("files", "nos", "transport", "twin", "mgmt"),
@@ -309,7 +307,7 @@ class Provider(provider_pb2_grpc.ResourceProviderServicer):
             raise TetonError("the twin has no InfiniBand fabric (tests/ib runs OpenSM over ibsim): use target live")
         secrets = self.secrets()
         files = resolve_files("opensm", dict(props.get("files") or {}), secrets)
-        SubnetManagerSsh(secrets, user=secrets.get("ssh_user", "admin")).push(
+        self._make_transport("live", "opensm", props).push(   # teton.targets.opensm.transport
             list(props.get("hosts") or []), str(props.get("config_dir", "/etc/opensm")), files)
         return {"digest": digest(dict(props.get("files") or {}))}
 

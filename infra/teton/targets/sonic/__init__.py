@@ -22,7 +22,9 @@ from teton.targets.sonic.config_db import config_db, dump_config_db
 from teton.targets.sonic.management import MGMT_VRF
 from teton.targets.sonic.readback import read_sonic
 from teton.targets.sonic.sku import buffers_template, pg_profile_lookup, qos_template
+from teton.targets.sonic.transport import live_transport
 from teton.targets.sonic.validate import SplitValidator, yang_findings
+from teton.targets.transports import register_transport
 
 
 def sonic_port_name(p: PortPlace) -> str:
@@ -95,3 +97,4 @@ class SonicTarget(DeviceTarget):
 
 
 TARGET = SonicTarget()
+register_transport("live", "sonic", live_transport)   # this package's live transport
