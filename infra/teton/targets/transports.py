@@ -23,15 +23,18 @@ promises, `teton.expect`).  The SSH client both SSH transports use is `teton.tar
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from teton.buildfolder import device_of, device_path
-from teton.expect import NO_FAILURES, PingProbe, Promise, Sampling, promise, wait_until_kept
 from teton.fabric.model import Fabric
 from teton.findings import TetonError
 from teton.targets.base import Files
+
+if TYPE_CHECKING:   # teton.expect is imported by a check only: a render registers transports without it
+    from teton.expect import PingProbe, Promise, Sampling
 
 ANY_NOS = "*"   # a factory registered for every NOS of a mode (the twin runs them all)
 
@@ -86,11 +89,13 @@ class Transport(Protocol):
 
 TransportFactory = Callable[[TransportSettings], Any]
 
-_FACTORIES: dict[tuple[str, str], TransportFactory] = {}
+_FACTORIES: dict[tuple[str, str], TransportFactory | str] = {}
 
 
-def register_transport(mode: str, nos: str, factory: TransportFactory) -> None:
-    """Add (or replace) how deploy mode `mode` reaches switches running `nos` (`ANY_NOS`: every NOS)."""
+def register_transport(mode: str, nos: str, factory: TransportFactory | str) -> None:
+    """Add (or replace) how deploy mode `mode` reaches switches running `nos` (`ANY_NOS`: every NOS).  `factory` is
+    the factory, or "module:function" naming it, imported on the first lookup (a NOS package registers its transport
+    without importing its client libraries when it is only rendered)."""
     _FACTORIES[(mode, nos)] = factory
 
 
@@ -110,9 +115,13 @@ def transport_factory(mode: str, nos: str) -> TransportFactory:
     targets()   # every target package imported: each has registered its transports
     if mode not in modes():
         raise LookupError(f"transport {mode!r}: use {' or '.join(repr(m) for m in modes())}")
-    found = _FACTORIES.get((mode, nos)) or _FACTORIES.get((mode, ANY_NOS))
+    key = (mode, nos) if (mode, nos) in _FACTORIES else (mode, ANY_NOS)
+    found = _FACTORIES.get(key)
     if found is None:
         raise LookupError(f"no {mode} transport for NOS {nos!r}")
+    if isinstance(found, str):
+        module, _, name = found.partition(":")
+        found = _FACTORIES[key] = getattr(importlib.import_module(module), name)
     return found
 
 
@@ -135,11 +144,10 @@ def resolve_files(nos: str, files: Files, secrets: Mapping[str, str]) -> Files:
 
 # ------------------------------------------------------------------------------------------------ health checks
 
-LIVE_CHECK = Sampling(ecmp=0, pings=0)   # a live switch is asked for its sessions only
-
-
 def device_promise(device: Device, sampling: Sampling) -> Promise:
     """What the design promises `device` shows, without failures (`teton.expect.promise`)."""
+    from teton.expect import NO_FAILURES, promise
+
     if device.fabric is None or device.name not in device.fabric.devices:
         raise TetonError(f"{device.name}: no fabric to check it against")
     return promise(device.fabric, [device.name], NO_FAILURES, sampling)
@@ -163,7 +171,9 @@ class SessionsOnly:
 
 def live_check(device: Device, count: Callable[[], int], timeout: float) -> list[str]:
     """At least the sessions the design promises the switch (it may have peers of its own beside them); `count`
-    asks the switch how many are Established."""
-    report = wait_until_kept(device_promise(device, LIVE_CHECK), SessionsOnly(count), timeout, interval=1.0,
-                             sessions_at_least=True)
+    asks the switch how many are Established; a live switch is asked for its sessions only."""
+    from teton.expect import Sampling, wait_until_kept
+
+    report = wait_until_kept(device_promise(device, Sampling(ecmp=0, pings=0)), SessionsOnly(count), timeout,
+                             interval=1.0, sessions_at_least=True)
     return report.problems(named=False)

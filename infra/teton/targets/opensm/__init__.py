@@ -24,7 +24,6 @@ from teton.findings import Finding
 from teton.targets.base import BuildFileError, BuildFiles, DeviceView, Files, RenderContext, Target
 from teton.targets.opensm.files import nccl_env, node_name_map, opensm_confs, partitions_conf, root_guids
 from teton.targets.opensm.topology import TopologyError, topology_net
-from teton.targets.opensm.transport import live_transport
 from teton.targets.opensm.verify import compare
 from teton.targets.transports import register_transport
 
@@ -96,4 +95,4 @@ class OpensmTarget(Target):
 
 
 TARGET = OpensmTarget()
-register_transport("live", "opensm", live_transport)   # this package's live transport
+register_transport("live", "opensm", "teton.targets.opensm.transport:live_transport")   # imported when a deploy asks

@@ -22,7 +22,6 @@ from teton.targets.sonic.config_db import config_db, dump_config_db
 from teton.targets.sonic.management import MGMT_VRF
 from teton.targets.sonic.readback import read_sonic
 from teton.targets.sonic.sku import buffers_template, pg_profile_lookup, qos_template
-from teton.targets.sonic.transport import live_transport
 from teton.targets.sonic.validate import SplitValidator, yang_findings
 from teton.targets.transports import register_transport
 
@@ -97,4 +96,4 @@ class SonicTarget(DeviceTarget):
 
 
 TARGET = SonicTarget()
-register_transport("live", "sonic", live_transport)   # this package's live transport
+register_transport("live", "sonic", "teton.targets.sonic.transport:live_transport")   # imported when a deploy asks
