@@ -15,7 +15,7 @@ the secret and its kind, never the value.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 PREFIX = "TETON_SECRET_"
@@ -125,3 +125,16 @@ def resolve(text: str, secrets: Mapping[str, str], quote: Callable[[str], str] |
         return quote(value) if quote else value
 
     return _TOKEN.sub(sub, text)
+
+
+_KEY_VALUE = re.compile(r"\b(password|key|secret)( [0-9])? (?!TETON_SECRET_)(\S+)")
+
+
+def mask(text: str, secrets: Iterable[tuple[str, str]]) -> str:
+    """`text` with every secret value replaced by its reference token (longest values first), and any other value
+    after `password`, `key` or `secret` (one the device runs that is no known secret) replaced by `<hidden>`: what
+    an error message or a drift line may show of what a device runs."""
+    for name, value in sorted(secrets, key=lambda kv: -len(kv[1])):
+        if value:
+            text = text.replace(value, secret_ref(name))
+    return _KEY_VALUE.sub(lambda m: f"{m.group(1)}{m.group(2) or ''} <hidden>", text)

@@ -172,9 +172,9 @@ def test_the_outside_nos_runs_in_the_twin_and_the_deploy_layer_pushes_its_switch
     """`teton twin up` of the build, then the deploy layer's twin transport (from the registry) pushes and checks
     every switch of the new NOS as `pulumi up` does."""
     from teton.deploy.provider import Provider
-    from teton.deploy.transports import Device
     from teton.fabric.serialize import load_fabric
     from teton.secrets import referenced_secrets
+    from teton.targets.transports import Device
     from teton.twin import service
 
     twin = f"cum{os.getpid()}"   # its own twin: never one another run of the suite (another checkout) starts

@@ -14,7 +14,7 @@ import json
 import threading
 from collections import defaultdict
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, cast
 
 from teton.buildfolder import BuildFolder
 from teton.deploy import settings as stack_settings
@@ -30,13 +30,11 @@ from teton.deploy.inputs import (
     SwitchInputs,
 )
 from teton.deploy.program import PLAYBOOKS
-from teton.deploy.push import resolve_files
 from teton.deploy.transport_pool import TransportPool
-from teton.deploy.transports import Device, SubnetManagerSsh, Transport
 from teton.deploy.twin_client import verify_problems
 from teton.fabric.model import Fabric
 from teton.findings import TetonError
-from teton.targets.transports import TransportSettings
+from teton.targets.transports import Device, Transport, TransportSettings, resolve_files, transport_factory
 
 
 def digest(files: dict[str, str]) -> str:
@@ -44,6 +42,12 @@ def digest(files: dict[str, str]) -> str:
     for name in sorted(files):
         h.update(name.encode() + b"\0" + files[name].encode() + b"\0")
     return h.hexdigest()
+
+
+class SubnetManagerPush(Protocol):
+    """What the live transport registered for NOS `opensm` does: the resolved files to the subnet manager hosts."""
+
+    def push(self, hosts: list[str], config_dir: str, files: dict[str, str]) -> None: ...
 
 
 class Orchestrator:
@@ -168,7 +172,11 @@ class Orchestrator:
             raise TetonError("the twin has no InfiniBand fabric (tests/ib runs OpenSM over ibsim): use mode live")
         secrets = self.secrets()
         files = resolve_files("opensm", dict(inputs.files), secrets)
-        SubnetManagerSsh(secrets, user=secrets.get("ssh_user", "admin")).push(
+        try:     # teton.targets.opensm.transport: not a switch's transport, so not from the pool
+            factory = transport_factory("live", "opensm")
+        except LookupError as exc:
+            raise TetonError(str(exc)) from None
+        cast(SubnetManagerPush, factory(TransportSettings(secrets, self.config, ""))).push(
             list(inputs.hosts), inputs.config_dir, files)
         return {"digest": digest(dict(inputs.files))}
 

@@ -1,5 +1,6 @@
 """What a push sends to one device: its files from the build folder, with every secret reference resolved the way
-its NOS expects (`Target.resolve_secrets`).  Held in memory for the push only: the build folder, the logs and the
+its NOS expects (`Target.resolve_secrets`; a transport resolves the files it was handed with
+`teton.targets.transports.resolve_files`).  Held in memory for the push only: the build folder, the logs and the
 Pulumi state carry references, never values."""
 
 from __future__ import annotations
@@ -8,7 +9,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from teton import targets
-from teton.buildfolder import BuildFolder, device_of, device_path
+from teton.buildfolder import BuildFolder, device_path
 from teton.findings import TetonError
 from teton.targets import Files
 
@@ -29,15 +30,3 @@ def pushable_files(build: BuildFolder | Path, device: str, secrets: Mapping[str,
     except KeyError as exc:
         raise TetonError(f"{device}: {exc.args[0]}") from None
 
-
-def resolve_files(nos: str, files: Files, secrets: Mapping[str, str]) -> Files:
-    """`files` ({path: text} of one device, paths as in the build folder) resolved as `nos` expects, without
-    reading the build's Fabric (what a deploy of thousands of devices calls, once per device)."""
-    target = targets.nos_target(nos)
-    if target is None:
-        raise TetonError(f"no target renders {nos!r}")
-    try:
-        return target.resolve_secrets(files, secrets)
-    except KeyError as exc:
-        device = (device_of(next(iter(files))) if files else None) or "?"
-        raise TetonError(f"{device}: {exc.args[0]}") from None

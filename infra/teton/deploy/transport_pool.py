@@ -8,9 +8,8 @@ from collections.abc import Callable
 from typing import cast
 
 from teton.deploy import modes  # noqa: F401  (registers the built-in transports)
-from teton.deploy.transports import Transport
 from teton.findings import TetonError
-from teton.targets.transports import TransportSettings, transport_factory
+from teton.targets.transports import Transport, TransportSettings, transport_factory
 
 
 class TransportPool:

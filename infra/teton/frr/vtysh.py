@@ -11,7 +11,7 @@ FRR's own tools (vtysh, frr-reload), and parsing what they print.
 A pushed config holds resolved secrets (BGP passwords in cleartext, as FRR stores them).  T is a private folder on
 tmpfs (/dev/shm, mode 0700), removed as soon as the tool returns, so the resolved text never reaches a disk; the
 tool's output (which repeats the lines it applies) is returned to the caller, never logged here: callers mask
-secret values (`mask`) before showing any of it.
+secret values (`teton.secrets.mask`) before showing any of it.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import re
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,20 +53,6 @@ class Delta:
 
     def lines(self) -> list[str]:
         return [f"- {x}" for x in self.delete] + [f"+ {x}" for x in self.add]
-
-
-_KEY_VALUE = re.compile(r"\b(password|key|secret)( [0-9])? (?!TETON_SECRET_)(\S+)")
-
-
-def mask(text: str, secrets: Iterable[tuple[str, str]]) -> str:
-    """`text` with every secret value replaced by its reference token (longest values first), and any other value
-    after `password`, `key` or `secret` (one the device runs that is no known secret) replaced by `<hidden>`."""
-    from teton.secrets import secret_ref
-
-    for name, value in sorted(secrets, key=lambda kv: -len(kv[1])):
-        if value:
-            text = text.replace(value, secret_ref(name))
-    return _KEY_VALUE.sub(lambda m: f"{m.group(1)}{m.group(2) or ''} <hidden>", text)
 
 
 @contextmanager

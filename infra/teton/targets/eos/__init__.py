@@ -21,6 +21,7 @@ from teton.targets.eos.avd import AvdValidationError, render_eos_config, validat
 from teton.targets.eos.readback import read_eos
 from teton.targets.eos.secrets import resolve_structured_config
 from teton.targets.eos.structured import structured_config
+from teton.targets.transports import register_transport
 
 STRUCTURED = "structured-config.json"
 STARTUP = "startup-config"
@@ -114,3 +115,4 @@ class EosTarget(DeviceTarget):
 
 
 TARGET = EosTarget()
+register_transport("live", "eos", "teton.targets.eos.transport:live_transport")   # imported when a deploy asks

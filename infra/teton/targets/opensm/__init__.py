@@ -25,6 +25,7 @@ from teton.targets.base import BuildFileError, BuildFiles, DeviceView, Files, Re
 from teton.targets.opensm.files import nccl_env, node_name_map, opensm_confs, partitions_conf, root_guids
 from teton.targets.opensm.topology import TopologyError, topology_net
 from teton.targets.opensm.verify import compare
+from teton.targets.transports import register_transport
 
 TOPOLOGY = "ib/topology.net"
 
@@ -94,3 +95,4 @@ class OpensmTarget(Target):
 
 
 TARGET = OpensmTarget()
+register_transport("live", "opensm", "teton.targets.opensm.transport:live_transport")   # imported when a deploy asks

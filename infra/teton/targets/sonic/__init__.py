@@ -23,6 +23,7 @@ from teton.targets.sonic.management import MGMT_VRF
 from teton.targets.sonic.readback import read_sonic
 from teton.targets.sonic.sku import buffers_template, pg_profile_lookup, qos_template
 from teton.targets.sonic.validate import SplitValidator, yang_findings
+from teton.targets.transports import register_transport
 
 
 def sonic_port_name(p: PortPlace) -> str:
@@ -116,3 +117,4 @@ class SonicTarget(DeviceTarget):
 
 
 TARGET = SonicTarget()
+register_transport("live", "sonic", "teton.targets.sonic.transport:live_transport")   # imported when a deploy asks

@@ -1,4 +1,4 @@
-"""teton's eAPI client against a local HTTPS endpoint that implements the eAPI calls it uses (tests/deploy/
+"""teton's eAPI client against a local HTTPS endpoint that implements the eAPI calls it uses (tests/targets/
 eapi_endpoint.py; no EOS runs here): a configure session replaced and committed, a refused line aborted with the
 running config untouched, drift from a session diff with secrets masked, BGP peers counted, bad credentials."""
 
@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from tests.deploy.eapi_endpoint import serve
-from teton.deploy.eapi import EapiClient, EapiError, config_lines
-from teton.deploy.push import resolve_files
-from teton.deploy.transports import Device, EosTransport
+from tests.targets.eapi_endpoint import serve
+from teton.targets.eos.eapi import EapiClient, EapiError, config_lines
+from teton.targets.eos.transport import EosTransport
+from teton.targets.transports import Device, resolve_files
 
 SECRETS = {"bgp_backend": "bgp-s3cret%", "aaa_key": "t@cacs-key", "breakglass_sha512": "$6$salt$hash",
            "snmpv3_auth": "auth-pass", "snmpv3_priv": "priv-pass", "eapi_user": "teton", "eapi_password": "pw"}

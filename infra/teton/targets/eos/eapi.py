@@ -8,8 +8,8 @@ What a deploy uses, and nothing more:
 - `session_diff(text)`: the same session without a commit: ``show session-config diffs``, then abort (drift).
 - `established_peers()`: ``show ip bgp summary`` and ``show ipv6 bgp summary`` (JSON), Established peers counted.
 
-No EOS runs on this machine: tests/deploy/test_eapi.py runs this client against a local HTTPS endpoint that
-implements these calls (tests/deploy/eapi_endpoint.py), not against a switch.
+No EOS runs on this machine: tests/targets/test_eos_eapi.py runs this client against a local HTTPS endpoint that
+implements these calls (tests/targets/eapi_endpoint.py), not against a switch.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from teton.findings import TetonError
+from teton.secrets import mask
 
 _IDS = itertools.count(1)
 
@@ -103,8 +104,6 @@ class EapiClient:
         """Lines `text` would change on the device (a session diffed, then aborted); secret values masked."""
         result = self._session(text, session, ["show session-config diffs", "abort"], fmt="text")
         diff = result[-2].get("output", "") if isinstance(result[-2], dict) else str(result[-2])
-        from teton.frr.vtysh import mask
-
         return [mask(line, masked.items()) for line in diff.splitlines()
                 if line.startswith(("+", "-")) and not line.startswith(("+++", "---"))]
 
