@@ -10,6 +10,7 @@ import sys
 
 import pytest
 
+from teton.deploy.inputs import SUBNET_MANAGER
 from teton.deploy.provider import Provider
 from teton.findings import TetonError
 from teton.targets.opensm.transport import SubnetManagerSsh
@@ -156,8 +157,9 @@ def test_the_provider_pushes_a_subnet_manager_through_the_registry(ssh):
     try:
         provider = Provider()
         provider.config = {"secrets": SECRETS}
-        out = provider._subnet_manager({"transport": "live", "hosts": ["sm1"], "config_dir": "/etc/opensm",
-                                        "files": {"ib/opensm.conf": "sm_priority 15\n"}})
+        out = provider.orchestrator.apply(SUBNET_MANAGER, {
+            "transport": "live", "twin": "", "cluster": "lab", "hosts": ["sm1"], "config_dir": "/etc/opensm",
+            "files": {"ib/opensm.conf": "sm_priority 15\n"}})
     finally:
         register_transport("live", "opensm", original)
     assert set(out) == {"digest"}
