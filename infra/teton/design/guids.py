@@ -23,7 +23,7 @@ from pathlib import Path
 from teton import limits
 
 LOCAL_PREFIX = 0x02 << 56
-# a node's name is a device name, or '<host> <hca>': the grammar of names (teton.spec.model.NAME_PATTERN), so a name
+# a node's name is a device name, or '<host> <hca>': the grammar of names (teton.spec.grammar.NAME_PATTERN), so a name
 # that is reported back is never other text of the file
 _NAME = r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}(?: [A-Za-z0-9_][A-Za-z0-9_.-]{0,63})?"
 _LINE = re.compile(r'^\s*(0[xX][0-9a-fA-F]{1,16})\s+"(' + _NAME + r')"(?:\s+(0[xX][0-9a-fA-F]{1,16}))?\s*$')

@@ -19,7 +19,8 @@ from pydantic import BaseModel, ValidationError
 
 from teton import limits
 from teton.findings import Finding, SpecError, join_path
-from teton.spec.model import GRAMMARS, Cluster
+from teton.spec.grammar import GRAMMARS
+from teton.spec.model import Cluster
 
 Lines = dict[tuple[str | int, ...], int]
 

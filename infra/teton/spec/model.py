@@ -7,13 +7,26 @@ The JSON Schema (2020-12) printed by `teton schema` is generated from these clas
 
 from __future__ import annotations
 
-import ipaddress
-import re
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from teton import limits
+from teton.spec.grammar import (
+    ABSOLUTE_PATH_PATTERN,
+    BREAKOUT_PATTERN,
+    HOST_PATH_PATTERN,
+    RELATIVE_PATH_PATTERN,
+    TEXT_PATTERN,
+    USER_PATTERN,
+    VRF_PATTERN,
+    Address,
+    Asn,
+    Name,
+    Network,
+    SecretName,
+    Text,
+)
 
 # A network OS by name (sonic, eos, fboss ...).  Any name parses; the spec rule "nos-no-target" fails a NOS that no
 # registered target renders (teton.targets), so adding a target package is all a new NOS needs.
@@ -23,66 +36,9 @@ BufferClass = Literal["shallow", "deep"]
 DEEP_BUFFER_MB = 1024      # a switch model with this much packet buffer or more is deep-buffered unless it says
 
 
-def _network(value: str) -> str:
-    try:
-        ipaddress.ip_network(value, strict=True)
-    except ValueError as exc:
-        raise ValueError(f"not an IP network: {exc}") from None
-    return value
-
-
-def _address(value: str) -> str:
-    try:
-        ipaddress.ip_address(value)
-    except ValueError as exc:
-        raise ValueError(f"not an IP address: {exc}") from None
-    return value
-
-
-SECRET_NAME_PATTERN = r"^[A-Za-z0-9_]{1,64}$"
-
-
-def _secret_name(value: str) -> str:
-    if not re.fullmatch(SECRET_NAME_PATTERN, value):
-        raise ValueError("secret names are letters, digits and '_', 1 to 64 of them")
-    return value
-
-
 def _limit(name: str) -> str:
     """'at most MAX_X = n': the limit a bound comes from, for field descriptions (and so for error messages)."""
     return f"at most {name} = {getattr(limits, name):,}"
-
-
-# Grammars of the free strings (issue 17): what each may hold, so that no value of a spec becomes a path outside the
-# build, a line of a config or a token of a command.  GRAMMARS names each pattern in words, for error messages.
-NAME_PATTERN = r"^[A-Za-z0-9_](?:\.?[A-Za-z0-9_-]){0,63}$"
-TEXT_PATTERN = r"^[^\x00-\x1f\x7f-\x9f\u2028\u2029{}]{1,128}$"
-RELATIVE_PATH_PATTERN = r"^[A-Za-z0-9_](?:\.?[A-Za-z0-9_-])*(?:/[A-Za-z0-9_](?:\.?[A-Za-z0-9_-])*)*$"
-ABSOLUTE_PATH_PATTERN = r"^(?:/[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}){1,32}$"
-HOST_PATH_PATTERN = r"^(/[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}){1,8}$"
-IP_PATTERN = r"^[0-9A-Fa-f.:/]{2,49}$"
-BREAKOUT_PATTERN = r"^[1-8]x[0-9]{1,4}G$"
-VRF_PATTERN = r"^[A-Za-z][A-Za-z0-9_-]{0,31}$"
-USER_PATTERN = r"^[A-Za-z_][A-Za-z0-9_.-]{0,31}$"
-GRAMMARS = {
-    NAME_PATTERN: "a name: letters, digits, '_', '-' and single '.' between them (no '..', no '/', no space), "
-                  "starting with a letter, digit or '_', at most 64",
-    TEXT_PATTERN: "one line of printable text (no control character, line break, '{' or '}'), at most 128",
-    RELATIVE_PATH_PATTERN: "a relative path of names ('/' between them, no '..', no leading '/' or '.')",
-    ABSOLUTE_PATH_PATTERN: "an absolute path of names ('/' before each, no '..', no segment starting with '.')",
-    HOST_PATH_PATTERN: "an absolute path of at most 8 names of letters, digits, '_', '.', '-' (no segment starting "
-                       "with '.')",
-    IP_PATTERN: "an IP address or network (hex digits, '.', ':' and '/'; no zone index)",
-    BREAKOUT_PATTERN: "a breakout mode such as 2x200G",
-    VRF_PATTERN: "a VRF name: a letter, then letters, digits, '_', '-', at most 32",
-    USER_PATTERN: "a user name: a letter or '_', then letters, digits, '_', '.', '-', at most 32",
-}
-Name = Annotated[str, Field(pattern=NAME_PATTERN, max_length=64)]
-Text = Annotated[str, Field(pattern=TEXT_PATTERN, max_length=128)]
-Network = Annotated[str, Field(pattern=IP_PATTERN, max_length=49), AfterValidator(_network)]
-Address = Annotated[str, Field(pattern=IP_PATTERN, max_length=49), AfterValidator(_address)]
-Asn = Annotated[int, Field(ge=1, le=4294967294)]
-SecretName = Annotated[str, AfterValidator(_secret_name), Field(json_schema_extra={"pattern": SECRET_NAME_PATTERN})]
 
 
 class _Model(BaseModel):

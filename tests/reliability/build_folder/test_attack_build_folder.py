@@ -191,8 +191,7 @@ def test_ib_verify_does_not_hang_on_a_fifo(tmp_path, ib_fabric):
     t.start()
     t.join(10)
     if t.is_alive():
-        with open(fifo, "wb"):      # release the reader, then fail
-            pass
+        open(fifo, "wb").close()     # release the reader, then fail
         pytest.fail("ib verify hung on a FIFO")
     assert done and isinstance(done[0], SpecError) and "not a regular file" in str(done[0].findings[0])
 
