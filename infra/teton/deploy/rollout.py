@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Protocol
 
-TIER_ORDER = ("rtsw", "fe-rsw", "leaf", "ctsw", "fsw", "spine", "atsw", "core")
+TIER_ORDER = ("rtsw", "fe-rsw", "leaf", "ctsw", "fsw", "spine", "atsw", "ssw", "core")
 """Tiers from the racks up; a NOS-configured role not listed goes last, in name order."""
 
 

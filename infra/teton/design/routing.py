@@ -19,7 +19,7 @@ from teton.fabric.intent import BgpTimers, Family, Neighbor, PeerGroup, Routing
 from teton.fabric.model import Device
 from teton.spec.model import Bgp
 
-GROUP_NAME = {"rtsw": "RTSW", "ctsw": "CTSW", "atsw": "ATSW", "fe-rsw": "RSW", "fsw": "FSW"}
+GROUP_NAME = {"rtsw": "RTSW", "ctsw": "CTSW", "atsw": "ATSW", "fe-rsw": "RSW", "fsw": "FSW", "ssw": "SSW"}
 FAMILY_TAG = {"ipv4": "V4", "ipv6": "V6"}
 RACK_ROLES = frozenset({"rtsw", "fe-rsw"})
 STARTUP_HOLD_S = 120       # after a restart, hold updates until every peer is up, at most this long
@@ -41,9 +41,10 @@ def maximum_prefixes(devices: Iterable[Device]) -> dict[str, int]:
     return out
 
 
-def routing(d: Device, devices: Mapping[str, Device], bgp: Bgp, max_prefixes: int, drained: bool) -> Routing:
+def routing(d: Device, devices: Mapping[str, Device], bgp: Bgp, max_prefixes: int, drained: bool,
+            default_originate: bool = False) -> Routing:
     """The routing intent of switch `d`; `bgp` is the spec's BGP section (the front end uses the backend's timers
-    and no password)."""
+    and no password); `default_originate`: it sends a default route down (a front-end spine towards the site)."""
     groups: dict[str, PeerGroup] = {}
     neighbors: list[Neighbor] = []
     links_per_asn: dict[int | None, int] = {}
@@ -72,4 +73,4 @@ def routing(d: Device, devices: Mapping[str, Device], bgp: Bgp, max_prefixes: in
         password_secret=bgp.password_secret if d.plane == "backend" else None,
         loopback4=d.loopback4, loopback6=d.loopback6, aggregates4=d.prefixes4, aggregates6=d.prefixes6,
         transit=d.role not in RACK_ROLES, maximum_prefixes=max_prefixes, startup_hold_s=STARTUP_HOLD_S,
-        drain_prepend=DRAIN_PREPEND if drained else 0)
+        drain_prepend=DRAIN_PREPEND if drained else 0, default_originate=default_originate)

@@ -11,7 +11,7 @@ from teton.diff.engine import Comparison, DeviceChange
 from teton.diff.textdiff import FileDiff
 from teton.diff.verdict import Reason
 
-TIER_ORDER = ("atsw", "core", "ctsw", "spine", "rtsw", "leaf", "host", "fsw", "fe-rsw", "storage")
+TIER_ORDER = ("atsw", "core", "ctsw", "spine", "rtsw", "leaf", "host", "ssw", "fsw", "fe-rsw", "storage", "service")
 MARKDOWN_LIMIT = 60_000          # characters; GitHub refuses a comment over 65,536
 MARKDOWN_FILE_LINES = 120        # diff lines shown per file in markdown
 

@@ -8,7 +8,8 @@ The spelling, for every address family with neighbours:
 - aggregates are announced summary-only;
 - EXPORT_<tag>, applied outbound to every peer group, permits everything on a transit switch and only ORIGINATE_<tag>
   (the loopback and the aggregates, exactly) on a rack switch; a drained switch prepends its ASN (the intent's count);
-- every peer group has the maximum-prefix limit; `update-delay` holds updates after a restart until the peers are up.
+- every peer group has the maximum-prefix limit; `update-delay` holds updates after a restart until the peers are up;
+- a switch that originates a default route (a front-end spine) sends it to its downlink groups (`default-originate`).
 """
 
 from __future__ import annotations
@@ -49,7 +50,9 @@ def frr_context(hostname: str, r: Routing) -> dict[str, Any]:
         names = [g.name for g in r.groups if g.family == fam]
         groups += [{"name": g.name, "passive": g.passive} for g in r.groups if g.family == fam]
         afs.append({"name": fam, "redistribute": f"CONNECTED_{tag}", "aggregates": aggregates, "groups": names,
-                    "export": f"EXPORT_{tag}"})
+                    "export": f"EXPORT_{tag}",
+                    "default_to": [g.name for g in r.groups if g.family == fam and g.direction == "down"]
+                    if r.default_originate else []})
     neighbors = [{"ip": n.address, "remote_as": n.remote_as, "description": n.peer, "group": n.group}
                  for n in r.neighbors]
     prefix_lists.sort(key=lambda p: (p["afi"] != "ip", p["name"], p["seq"]))
