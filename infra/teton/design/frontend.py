@@ -189,12 +189,12 @@ def design_frontend(cluster: Cluster, fabric: DraftFabric, all_models: dict[str,
         t = fe.ssw
         sm = all_models[t.model]
         models.append(sm)
+        per_rack = max(1, RACK_UNITS // sm.height_ru)
         for j in range(fe.fsw_per_zone):
-            height = 0
             for k in range(t.per_plane):
-                ssw = switch(ssw_name(j + 1, k + 1), "ssw", sm, t.nos, None, fe_spine_rack_name(j + 1),
-                             1 + height, fe.asn.ssw)
-                height += sm.height_ru
+                ssw = switch(ssw_name(j + 1, k + 1), "ssw", sm, t.nos, None,
+                             fe_spine_rack_name(j + 1, k // per_rack + 1), 1 + (k % per_rack) * sm.height_ru,
+                             fe.asn.ssw)
                 for f in (plane[j] for plane in planes):
                     for _ in range(t.uplinks_per_ssw):
                         wire(fabric, "fsw-ssw", f, ports[f.name].take(t.uplink_speed_gbps), ssw,

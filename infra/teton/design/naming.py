@@ -41,9 +41,9 @@ def ssw_name(plane: int, index: int) -> str:
     return f"ssw{plane:02d}-{index:02d}"
 
 
-def fe_spine_rack_name(plane: int) -> str:
-    """Network rack holding the front-end spines of one plane."""
-    return f"fe-n{plane:02d}"
+def fe_spine_rack_name(plane: int, index: int) -> str:
+    """Network rack <index> holding front-end spines of plane <plane>."""
+    return f"fe-p{plane:02d}-n{index:02d}"
 
 
 SERVICE_RACK = "svc-r01"   # the service hosts' rack (front-end zone 0, with the storage racks)
