@@ -61,6 +61,7 @@ def test_reference_front_end_is_one_network_read_from_its_configs(spec, tmp_path
 
 def _three_by_four(tmp_path: Path, data: dict, **management: object) -> Path:
     data.update(zones=3, racks_per_zone=4)
+    data["backend"]["addressing"]["ipv4"]["host_links"] = "10.64.0.0/22"    # 12 racks' NIC blocks
     data["management"].update(management)
     return write_spec(tmp_path, data)
 
