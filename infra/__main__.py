@@ -1,33 +1,34 @@
 """The Pulumi program: a thin face like the CLI (`teton.deploy.program` does the work).
 
-Stack config names the spec (`teton:spec`) and the target (`teton:target`: `twin` or `live`) and holds the secrets
-(`teton:secrets`, a secret object).  The program reads the spec's build folder (`teton:build`, default
-build/<cluster>; `teton render SPEC` writes it), never designs, and registers one resource per switch and per rack
-of hosts, in waves with health gates between them (components Cluster -> Zone -> Rack).
+Stack config names the spec (`teton:spec`) and the deploy mode (`teton:mode`: `twin` or `live`; `teton:target` is its
+older spelling) and holds the secrets (`teton:secrets`, a secret object).  The program reads the spec's build folder
+(`teton:build`, default build/<cluster>; `teton render SPEC` writes it), never designs, and registers one resource
+per switch and per rack of hosts, in waves with health gates between them (components Cluster -> Zone -> Rack).
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pulumi  # type: ignore[import-not-found]
-from pulumi.runtime.settings import get_monitor, get_root_resource  # type: ignore[import-not-found]
+from pulumi.runtime.config import get_config  # type: ignore[import-not-found]
+from pulumi.runtime.settings import get_monitor, get_root_directory, get_root_resource  # type: ignore[import-not-found]
 
-from teton.deploy.program import Settings, deploy, plan_stack
+from teton.deploy import settings as stack_settings
+from teton.deploy.program import Settings, check_secrets, deploy, plan_stack
 from teton.deploy.registrar import Registrar
-from teton.deploy.rollout import RolloutPolicy
 from teton.findings import SpecError, TetonError
 from teton.spec.load import load_spec
 
-config = pulumi.Config("teton")
-spec = config.require("spec")
-canary = config.get_object("canary")
-policy = RolloutPolicy(fraction=float(config.get("rolloutFraction") or 0.25),
-                       max_wave=int(config.get("rolloutMaxWave") or 64),
-                       canary=tuple(canary) if canary else None)
-try:
-    plan = plan_stack(Settings(Path(config.get("build") or Path("build") / load_spec(spec).name),
-                               target=config.get("target") or "twin", twin=config.get("twin"), policy=policy))
+try:          # every setting checked before anything is registered: one line naming the setting, no traceback
+    project = stack_settings.project_folder(get_root_directory() or os.environ.get(stack_settings.PROJECT_DIR_ENV),
+                                            Path.cwd())
+    stack = stack_settings.parse(lambda key: get_config(f"teton:{key}"), project)
+    build = stack.build or project / "build" / load_spec(stack.spec).name
+    plan = plan_stack(Settings(build, mode=stack.mode, twin=stack.twin, policy=stack.policy))
+    if not stack.adopt:     # adopting touches no device: it needs no secret
+        check_secrets(plan, stack_settings.secret_values(get_config("teton:secrets")))
 except SpecError as exc:                 # the spec named in teton:spec does not load
     raise pulumi.RunError("\n".join(str(f) for f in exc.findings)) from None
 except (TetonError, ValueError) as exc:   # no build, a bad canary ...: one line, not a traceback

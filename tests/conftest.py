@@ -3,6 +3,7 @@ from __future__ import annotations
 import pytest
 import yaml
 
+import teton.targets  # noqa: F401  (the NOS packages register their port namings, which the design uses)
 from tests.helpers import LAB
 from teton.design import design
 from teton.fabric import Fabric
@@ -12,12 +13,19 @@ from teton.spec.model import Cluster
 
 @pytest.fixture(scope="session", autouse=True)
 def _render_cache_of_the_session(tmp_path_factory):
-    """`teton render` and `teton diff` use a render cache: tests get their own, never the user's."""
+    """`teton render` and `teton diff` use a render cache: tests get their own, never the user's (nor its key)."""
     import os
+    import secrets
 
     before = os.environ.get("TETON_CACHE_DIR")
+    key = os.environ.get("TETON_CACHE_KEY")
     os.environ["TETON_CACHE_DIR"] = str(tmp_path_factory.mktemp("render-cache"))
+    os.environ["TETON_CACHE_KEY"] = secrets.token_hex(32)
     yield
+    if key is None:
+        os.environ.pop("TETON_CACHE_KEY", None)
+    else:
+        os.environ["TETON_CACHE_KEY"] = key
     if before is None:
         os.environ.pop("TETON_CACHE_DIR", None)
     else:
@@ -61,3 +69,20 @@ def lab_ib_build(tmp_path_factory, lab_ib_fabric: Fabric):
     from teton.build import build_fabric
 
     return build_fabric(lab_ib_fabric, tmp_path_factory.mktemp("build") / "lab-ib").path
+
+
+@pytest.fixture(scope="session")
+def lab_dcqcn_fabric(tmp_path_factory) -> Fabric:
+    """The lab's DCQCN variant: the same cluster with ECN on (tests.helpers.dcqcn)."""
+    from tests.helpers import dcqcn, write_spec
+
+    spec = write_spec(tmp_path_factory.mktemp("spec"), dcqcn(yaml.safe_load(LAB.read_text())), "lab.yaml")
+    return design(load_spec(spec))
+
+
+@pytest.fixture(scope="session")
+def lab_dcqcn_build(tmp_path_factory, lab_dcqcn_fabric: Fabric):
+    """The DCQCN variant rendered once per test session (read-only)."""
+    from teton.build import build_fabric
+
+    return build_fabric(lab_dcqcn_fabric, tmp_path_factory.mktemp("build") / "lab-dcqcn").path

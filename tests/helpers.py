@@ -16,3 +16,10 @@ def write_spec(tmp_path: Path, data: dict | str, name: str = "spec.yaml") -> Pat
     p = tmp_path / name
     p.write_text(data if isinstance(data, str) else yaml.safe_dump(data, sort_keys=False))
     return p
+
+
+def dcqcn(data: dict) -> dict:
+    """The DCQCN variant of a RoCE spec (as plain data): ECN marking on the lossless queue, the NICs' congestion
+    control on; the lab itself runs PFC only, as the 24k reference (docs/qos.md)."""
+    data["backend"]["qos"]["ecn"] = True
+    return data

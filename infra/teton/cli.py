@@ -23,6 +23,21 @@ err = Console(stderr=True, highlight=False, soft_wrap=True)
 out = Console(highlight=False, soft_wrap=True)
 
 
+class _RegisteredTarget(click.Choice[str]):
+    """A target's name, from the registry when the command runs (a target registered after import is offered)."""
+
+    def __init__(self) -> None:
+        super().__init__([])
+
+    @property
+    def choices(self) -> tuple[str, ...]:
+        return tuple(targets.names())
+
+    @choices.setter
+    def choices(self, _: object) -> None:
+        pass
+
+
 def _report(findings: list[Finding], as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps({"ok": not any(f.severity == "error" for f in findings),
@@ -152,7 +167,7 @@ def _print_plan(p: dict[str, Any]) -> None:
 @main.command()
 @click.argument("spec", type=click.Path(dir_okay=False))
 @click.option("-o", "--output", type=click.Path(), help="build folder (default build/<cluster>/)")
-@click.option("--only", multiple=True, type=click.Choice(targets.names()),
+@click.option("--only", multiple=True, type=_RegisteredTarget(),
               help="render only these targets (repeatable) and keep the other targets' files of the existing build")
 @click.option("--force", is_flag=True, help="replace an output folder that is not a teton build")
 @YANG_DIR
@@ -204,6 +219,11 @@ def _cache(no_cache: bool) -> Any:
 def _cache_line(cache: Any, replayed: bool = False) -> str:
     s = cache.stats()
     how = "; the spec's render was replayed without designing" if replayed else ""
+    if s.get("untrusted"):
+        how += (f"; {s['untrusted']:,} cache entries failed their MAC (damaged, or not written with this user's cache "
+                "key) and were rendered again, not replayed")
+    if s.get("problem"):
+        how += f"; the cache is not used: {escape(s['problem'])}"
     return (f"render cache {escape(s['dir'])}: {s['hits']:,} device configs from the cache, {s['misses']:,} rendered"
             f"{how}")
 
@@ -308,16 +328,16 @@ def twin_verify(spec: str, ping_sample: int | None, as_json: bool) -> None:
 
 @twin.command("fail")
 @click.argument("spec", metavar="TWIN")
-@click.argument("target")
+@click.argument("what", metavar="DEVICE[:PORT]")
 @click.option("--how", type=click.Choice(["kill", "freeze", "links"]), default="kill", show_default=True,
               help="for a switch: kill its daemons, freeze them (peers notice at the hold timer), or cut its links")
 @click.option("--json", "as_json", is_flag=True)
-def twin_fail(spec: str, target: str, how: str, as_json: bool) -> None:
+def twin_fail(spec: str, what: str, how: str, as_json: bool) -> None:
     """Fail a switch (DEVICE) or a link (DEVICE:PORT) and measure how long the fabric takes to reconverge."""
     from teton.twin import service
 
-    with _progress(f"failing {target}"):
-        r = _twin_call(service.fail, as_json, spec, target, how)
+    with _progress(f"failing {what}"):
+        r = _twin_call(service.fail, as_json, spec, what, how)
     _twin_out(r, as_json, not r["reconvergence"]["ecmp_mismatched"])
 
 

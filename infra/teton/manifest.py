@@ -2,7 +2,10 @@
 teton build?), `teton validate --rendered` (hashes) and `render --only` (which target wrote which file).
 
     {"generator": "teton", "format": 2, "files": {path: {"sha256", "bytes", "target"}}, "plan": {...figures},
-     "targets": {name: version}}
+     "targets": {name: version}, "spec": {"cluster", "sha256"}}
+
+`spec` (absent from design-only builds) names the spec a build was rendered from: `render --only` refuses to keep
+the files of a build rendered from another spec.
 """
 
 from __future__ import annotations
@@ -18,10 +21,11 @@ FORMAT = 2
 _MANIFEST_MAX = 256 * 1024 * 1024  # a teton manifest is a few MB at most; do not read a huge stranger
 
 
-def manifest_text(entries: dict[str, dict[str, Any]], figures: dict[str, Any], versions: dict[str, str]) -> str:
-    return json.dumps({"generator": GENERATOR, "format": FORMAT, "files": dict(sorted(entries.items())),
-                       "plan": figures, "targets": dict(sorted(versions.items()))},
-                      indent=1, sort_keys=True, allow_nan=False) + "\n"
+def manifest_text(entries: dict[str, dict[str, Any]], figures: dict[str, Any], versions: dict[str, str],
+                  source: dict[str, str] | None = None) -> str:
+    doc = {"generator": GENERATOR, "format": FORMAT, "files": dict(sorted(entries.items())), "plan": figures,
+           "targets": dict(sorted(versions.items())), **({"spec": source} if source is not None else {})}
+    return json.dumps(doc, indent=1, sort_keys=True, allow_nan=False) + "\n"
 
 
 def read_manifest(folder: Path) -> dict[str, Any] | None:

@@ -72,8 +72,8 @@ def test_speed_and_mtu_mismatch_across_a_link(lab_fabric):
     assert got == {("speed-mismatch", "backend"), ("mtu-mismatch", "backend.mtu")}
 
 
-def test_oversubscription_off_target(lab_data):
+def test_oversubscription_off_goal(lab_data):
     lab_data["backend"]["rtsw"]["oversubscription"] = 1.0     # lab RTSWs have 16 down, 4 up: 4:1
     f = design(Cluster.model_validate(lab_data))
-    (finding,) = fabric_rules.oversubscription_off_target(f, "s.yaml")
+    (finding,) = fabric_rules.oversubscription_off_goal(f, "s.yaml")
     assert finding.path == "backend.rtsw.oversubscription" and "4:1" in finding.message

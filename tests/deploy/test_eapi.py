@@ -11,7 +11,7 @@ from teton.deploy.eapi import EapiClient, EapiError, config_lines
 from teton.deploy.push import resolve_files
 from teton.deploy.transports import Device, EosTransport
 
-SECRETS = {"bgp_backend": "bgp-s3cret!", "aaa_key": "t@cacs-key", "breakglass_sha512": "$6$salt$hash",
+SECRETS = {"bgp_backend": "bgp-s3cret%", "aaa_key": "t@cacs-key", "breakglass_sha512": "$6$salt$hash",
            "snmpv3_auth": "auth-pass", "snmpv3_priv": "priv-pass", "eapi_user": "teton", "eapi_password": "pw"}
 
 
@@ -70,7 +70,7 @@ def test_eos_transport_pushes_the_resolved_startup_config_and_rolls_back(endpoin
     t.push(device)
     startup = resolve_files("eos", device.build_files(), SECRETS)["devices/z01-ctsw01/startup-config"]
     assert dev.running == config_lines(startup)
-    assert not any("bgp-s3cret!" in line for line in dev.running)              # type-7, not cleartext
+    assert not any("bgp-s3cret%" in line for line in dev.running)              # type-7, not cleartext
     assert t.drift(device) == []
     dev.running = [x for x in dev.running if not x.startswith("hostname")]     # someone edits the switch
     assert t.drift(device) == ["+hostname z01-ctsw01"]

@@ -34,11 +34,11 @@ class Recording(MockMonitor):
         return super().RegisterResource(request)
 
 
-def register(build, target="twin"):
+def register(build, mode="twin"):
     monitor = Recording()
     registrar = Registrar(monitor)
     try:
-        summary = asyncio.run(deploy(plan_stack(Settings(build, target=target)), registrar, STACK))
+        summary = asyncio.run(deploy(plan_stack(Settings(build, mode=mode)), registrar, STACK))
     finally:
         registrar.close()
     return summary, {(r.type, r.name): r for r in monitor.requests}
@@ -79,7 +79,7 @@ def _gate_before(gates, switch_request):
 
 
 def test_live_target_covers_every_switch_and_every_rack_of_hosts(lab_build, lab_fabric):
-    summary, reqs = register(lab_build, target="live")
+    summary, reqs = register(lab_build, mode="live")
     assert summary["switches"] == len(lab_fabric.switches()) and summary["not_on_twin"] == []
     assert ("teton:index:HostRack", "s1-r01-hosts") in reqs
     r = reqs[("teton:index:Switch", "z01-r001-frsw")]
@@ -92,7 +92,7 @@ def test_a_folder_that_is_no_build_is_refused(tmp_path, lab_build):
     with pytest.raises(TetonError, match="is not a teton build folder"):
         plan_stack(Settings(tmp_path / "b"))
     with pytest.raises(TetonError, match="use 'twin' or 'live'"):
-        plan_stack(Settings(lab_build, target="both"))
+        plan_stack(Settings(lab_build, mode="both"))
 
 
 @pytest.fixture(scope="module")
@@ -104,7 +104,7 @@ def ib_build(tmp_path_factory):
 
 
 def test_an_infiniband_backend_is_one_subnet_manager_resource_before_the_waves(ib_build):
-    summary, reqs = register(ib_build, target="live")
+    summary, reqs = register(ib_build, mode="live")
     sm = reqs[("teton:index:SubnetManager", "opensm")]
     files = {k: v for k, v in sm.object.fields["files"].struct_value.items()}
     assert "ib/opensm.conf" in files and "ib/partitions.conf" in files

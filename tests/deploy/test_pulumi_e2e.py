@@ -34,7 +34,7 @@ pytestmark = [pytest.mark.root,
 
 TWIN = "pulumi_lab"
 STACK = "twin"
-SECRETS = {"bgp_backend": "bgp-Pul-s3cret!", "aaa_key": "t@cacs-Pul-key", "breakglass_sha512": "$6$Pulsalt$hash",
+SECRETS = {"bgp_backend": "bgp-Pul-s3cret%", "aaa_key": "t@cacs-Pul-key", "breakglass_sha512": "$6$Pulsalt$hash",
            "snmpv3_auth": "auth-Pul-pass", "snmpv3_priv": "priv-Pul-pass", "munge_key": "munge-Pul-key"}
 CANARY, LATER = "z01-r001-rtsw", "z02-r001-rtsw"
 
@@ -71,7 +71,7 @@ class Run:
         build(self.spec, self.build, force=True)
 
     def running(self, switch: str) -> str:
-        from teton.deploy import frr_push
+        from teton.frr import vtysh as frr_push
         from teton.twin import service
         from teton.twin.runtime import Twin
 

@@ -12,7 +12,7 @@ from teton.deploy.push import pushable_files
 from teton.findings import TetonError
 from teton.secrets import PREFIX
 
-SECRETS = {"bgp_backend": "bgp-s3cret!", "aaa_key": "t@cacs-key", "breakglass_sha512": "$6$salt$hash",
+SECRETS = {"bgp_backend": "bgp-s3cret%", "aaa_key": "t@cacs-key", "breakglass_sha512": "$6$salt$hash",
            "snmpv3_auth": "auth-pass", "snmpv3_priv": "priv-pass"}
 
 
@@ -31,10 +31,10 @@ def test_eos_gets_a_type7_ciphertext_per_peer_group_that_decrypts_to_the_secret(
 
 def test_frr_gets_the_cleartext_only_in_the_pushed_file(lab_build):
     files = pushable_files(lab_build, "z01-r001-rtsw", SECRETS)
-    assert " neighbor CTSW_V4 password bgp-s3cret!" in files["devices/z01-r001-rtsw/frr.conf"]
+    assert " neighbor CTSW_V4 password bgp-s3cret%" in files["devices/z01-r001-rtsw/frr.conf"]
     assert '"passkey": "t@cacs-key"' in files["devices/z01-r001-rtsw/config_db.json"]
     on_disk = (lab_build / "devices/z01-r001-rtsw/frr.conf").read_text()
-    assert "bgp-s3cret!" not in on_disk and f"password {PREFIX}bgp_backend" in on_disk
+    assert "bgp-s3cret%" not in on_disk and f"password {PREFIX}bgp_backend" in on_disk
 
 
 def test_a_missing_secret_is_named(lab_build):

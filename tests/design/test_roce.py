@@ -41,7 +41,8 @@ def test_link_addresses_north_end_first_and_both_ends_agree(lab_fabric: Fabric):
     rtsw = lab_fabric.devices["z01-r001-rtsw"]
     first = rtsw.interfaces[0]
     assert (first.ipv4, first.peer_ipv4) == ("10.64.0.0/31", "10.64.0.1")
-    assert (first.ipv6, first.peer_ipv6) == ("fd00:1::/127", "fd00:1::1")
+    # IPv6 skips the /127 holding the all-zero interface id (RFC 6164 section 5.1)
+    assert (first.ipv6, first.peer_ipv6) == ("fd00:1::2/127", "fd00:1::3")
     host = lab_fabric.devices["z01-r001-h1"]
     assert host.interfaces[0].ipv4 == "10.64.0.1/31" and host.interfaces[0].peer_ipv4 == "10.64.0.0"
     assert rtsw.prefixes4 == ("10.64.0.0/27",) and rtsw.prefixes6 == ("fd00:1::/64",)

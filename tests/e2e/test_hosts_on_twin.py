@@ -12,19 +12,23 @@ import time
 import pytest
 import yaml
 
-from tests.helpers import LAB
+from tests.helpers import LAB, dcqcn, write_spec
 from tests.hosts import harness as h
 
 pytestmark = [pytest.mark.root,
               pytest.mark.skipif(os.geteuid() != 0, reason="needs root for network namespaces and FRR daemons")]
 
 
-@pytest.fixture(scope="module")
-def twin(tmp_path_factory):
+@pytest.fixture(scope="module", params=["pfc-only", "dcqcn"])
+def twin(request, tmp_path_factory):
+    """The twin of the lab as it is (PFC only), then of its DCQCN variant (ECN on the switches and the NICs)."""
     from teton.twin import service
 
     spec = tmp_path_factory.mktemp("spec") / "lab.yaml"
-    shutil.copy(LAB, spec)
+    if request.param == "dcqcn":
+        write_spec(spec.parent, dcqcn(yaml.safe_load(LAB.read_text())), "lab.yaml")
+    else:
+        shutil.copy(LAB, spec)
     service.down(str(spec))
     report = service.up(str(spec))
     try:
@@ -77,8 +81,8 @@ def test_playbooks_configure_the_twins_hosts_and_the_fabric_verifies(twin, tmp_p
     t_second = time.monotonic() - t1
     assert second.rc == 0 and second.total("changed") == 0, second.changed_tasks()
     # RDMA-free reachability over each rail from the host side: NIC n of z01-r001-h1 to NIC n of z02-r002-h2
-    src_vars = yaml.safe_load((build / "ansible/host_vars/z01-r001-h1.json").read_text())
-    dst_vars = yaml.safe_load((build / "ansible/host_vars/z02-r002-h2.json").read_text())
+    src_vars = h.variables(build / "ansible/host_vars/z01-r001-h1.json")
+    dst_vars = h.variables(build / "ansible/host_vars/z02-r002-h2.json")
     for a, b in zip(src_vars["teton_rails"], dst_vars["teton_rails"], strict=True):
         for fam in (0, 1):
             src, dst = a["addresses"][fam].split("/")[0], b["addresses"][fam].split("/")[0]

@@ -9,8 +9,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
+import yaml
 
-from tests.helpers import LAB
+from tests.helpers import LAB, dcqcn, write_spec
 
 pytestmark = [pytest.mark.root,
               pytest.mark.skipif(os.geteuid() != 0, reason="needs root for network namespaces and FRR daemons")]
@@ -21,11 +22,15 @@ def _namespaces() -> list[str]:
     return [line.split()[0] for line in out.splitlines() if line.startswith("tt-lab-")]
 
 
-@pytest.fixture(scope="module")
-def spec(tmp_path_factory) -> Path:
-    """A copy of the lab spec that a test may edit while the twin runs."""
+@pytest.fixture(scope="module", params=["pfc-only", "dcqcn"])
+def spec(request, tmp_path_factory) -> Path:
+    """A copy of the lab spec that a test may edit while the twin runs: the lab as it is (PFC only, the reference's
+    choice), then its DCQCN variant (ECN on)."""
     path = tmp_path_factory.mktemp("spec") / "lab.yaml"
-    shutil.copy(LAB, path)
+    if request.param == "dcqcn":
+        write_spec(path.parent, dcqcn(yaml.safe_load(LAB.read_text())), "lab.yaml")
+    else:
+        shutil.copy(LAB, path)
     return path
 
 
@@ -60,22 +65,22 @@ def test_verify_checks_sessions_every_same_rail_pair_and_ecmp(twin, spec):
 
 
 def test_kernel_has_the_designed_ecmp_width(twin, spec):
-    from teton.twin.service import _twin
+    from teton.twin.service import load_twin
 
-    t = _twin("lab")
+    t = load_twin("lab")
     assert t.kernel_nexthops("z01-r001-rtsw", "10.64.0.96/27") == 4     # a rack in the other zone: 4 CTSWs
     assert t.kernel_nexthops("atsw01", "10.64.0.0/27") == 4             # a rack: the 4 CTSWs of its zone
 
 
 def test_ctsw_failure_keeps_every_same_rail_pair_reachable(twin, spec):
     from teton.twin import service
-    from teton.twin.service import _twin
+    from teton.twin.service import load_twin
 
     r = service.fail(str(spec), "z01-ctsw01")
     try:
         rc = r["reconvergence"]
         assert rc["ecmp_mismatched"] == [] and rc["ecmp_settled_s"] < 10
-        assert _twin("lab").kernel_nexthops("z01-r001-rtsw", "10.64.0.96/27") == 3   # narrower by one CTSW
+        assert load_twin("lab").kernel_nexthops("z01-r001-rtsw", "10.64.0.96/27") == 3   # narrower by one CTSW
         v = service.verify(str(spec))
         assert v["ok"], v
         assert v["bgp"]["expected_sessions"] == 128 - 16                              # its 8 peers x 2 families
@@ -87,12 +92,12 @@ def test_ctsw_failure_keeps_every_same_rail_pair_reachable(twin, spec):
 
 def test_link_failure_narrows_ecmp_towards_that_rack_only(twin, spec):
     from teton.twin import service
-    from teton.twin.service import _twin
+    from teton.twin.service import load_twin
 
     r = service.fail(str(spec), "z02-r001-rtsw:Ethernet128")
     try:
         assert r["reconvergence"]["ecmp_mismatched"] == []
-        t = _twin("lab")
+        t = load_twin("lab")
         assert t.kernel_nexthops("z02-r002-rtsw", "10.64.0.64/27") == 3   # same zone: one CTSW lost its path
         assert t.kernel_nexthops("z02-r002-rtsw", "10.64.0.0/27") == 4    # other racks: unchanged
         assert service.verify(str(spec))["ok"]

@@ -17,6 +17,7 @@ from teton.design import design
 from teton.design.roce import RACK_UNITS
 from teton.fabric.serialize import load_fabric
 from teton.spec.load import load_spec
+from teton.targets.ansible.unsafe import unwrap
 from teton.validate.reach import frontend_reach
 
 
@@ -31,7 +32,7 @@ def _assert_one_network(build: Path) -> None:
 
 def test_lab_front_end_is_one_network_read_from_its_configs(lab_build):
     _assert_one_network(lab_build)
-    hv = {p.stem: json.loads(p.read_text()) for p in (lab_build / "ansible/host_vars").glob("*.json")}
+    hv = {p.stem: unwrap(json.loads(p.read_text())) for p in (lab_build / "ansible/host_vars").glob("*.json")}
     db = {p.parent.name: json.loads(p.read_text()) for p in lab_build.glob("devices/*-frsw/config_db.json")}
     aggregates = {name: [ipaddress.ip_network(k.split("|")[1], strict=False)
                          for k in d.get("INTERFACE", {}) if "|" in k] for name, d in db.items()}

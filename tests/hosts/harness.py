@@ -157,3 +157,13 @@ def play(playbook: Path, inventory: list[str], data_dir: Path, *, check: bool = 
                            cmdline=cmdline, limit=limit, extravars=ev, envvars=env(), suppress_env_files=True,
                            quiet=True, forks=4)
     return Result(r)
+
+
+def variables(path: Path) -> Any:
+    """A rendered variables file (host_vars JSON or group_vars YAML) as plain data: teton writes every value marked
+    unsafe for Ansible's templating (`teton.targets.ansible.unsafe`), and its readers take the mark off."""
+    import yaml
+
+    from teton.targets.ansible.unsafe import Loader, unwrap
+
+    return unwrap(yaml.load(path.read_text(), Loader=Loader))

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import json
 
-import yaml
+from tests.hosts.harness import variables
 
 
 def _vars(build, host: str) -> dict:
     out: dict = {}
     for rel in ("ansible/group_vars/all.yml", "ansible/group_vars/gpu.yml", f"ansible/host_vars/{host}.json"):
-        out.update(yaml.safe_load((build / rel).read_text()))
+        out.update(variables(build / rel))
     return out
 
 

@@ -7,12 +7,12 @@ import json
 import subprocess
 
 import pytest
-import yaml
 
-from tests.hosts.harness import VENV_BIN, env
+from tests.hosts.harness import VENV_BIN, env, variables
 from teton.findings import SpecError
 from teton.targets import RenderContext, get
 from teton.targets.ansible import build_documents, check_documents
+from teton.targets.ansible.unsafe import unwrap
 
 
 def _inventory(*args: str, build) -> str:
@@ -23,7 +23,11 @@ def _inventory(*args: str, build) -> str:
 
 
 def test_ansible_inventory_lists_every_host_with_its_groups_and_variables(lab_build, lab_fabric):
-    data = json.loads(_inventory("--list", build=lab_build))
+    raw = json.loads(_inventory("--list", build=lab_build))
+    # Ansible reads every variable as untrusted (never a template) and prints it marked the same way
+    assert raw["_meta"]["hostvars"]["z01-r001-h1"]["teton_rack"] == {"__ansible_unsafe": "z01-r001"}
+    assert raw["_meta"]["hostvars"]["z01-r001-h1"]["teton_slurm_files"] == "{{ inventory_dir }}/../slurm"
+    data = unwrap(raw)
     hostvars = data["_meta"]["hostvars"]
     gpu = sorted(d.name for d in lab_fabric.by_role("host"))
     storage = sorted(d.name for d in lab_fabric.by_role("storage"))
@@ -38,7 +42,12 @@ def test_ansible_inventory_lists_every_host_with_its_groups_and_variables(lab_bu
     assert h["ansible_host"] == "10.192.0.1" and h["teton_cluster"] == "lab"
     assert [r["name"] for r in h["teton_rails"]] == [f"be{n}" for n in range(8)]
     assert h["teton_rails"][1]["table"] == 101 and h["teton_rails"][1]["rule_priority"] == 1001
-    assert h["teton_nccl"]["ib_tc"] == 106 and h["teton_qos"]["roce_tos"] == 106        # DSCP 26 with ECT(0)
+    assert h["teton_nccl"]["ib_tc"] == 104 and h["teton_qos"]["roce_tos"] == 104        # DSCP 26, PFC only: no ECT
+    assert h["teton_rails"][1]["main_metric"] == 101                  # rail 1's main-table routes, behind rail 0's
+    nccl = h["teton_nccl"]
+    assert nccl["gid_index"] is None and (nccl["roce_version"], nccl["addr_family"], nccl["addr_range"]) == (
+        2, "AF_INET", "10.64.0.0/24")                                 # NCCL picks the GID by type and address
+    assert nccl["fifo_tc"] == 184                                     # the CTS messages on the control class
     exports = hostvars["s2-r01-sp01"]["teton_storage"]["exports"]
     assert exports == ["/checkpoints", "/datasets"]                     # the shares, exactly what the clients mount
     assert sorted(m["export"] for m in h["teton_storage_mounts"]["nfs"]) == exports
@@ -56,7 +65,7 @@ def test_ansible_inventory_lists_every_host_with_its_groups_and_variables(lab_bu
 
 def test_every_host_qos_value_is_its_devices_own_qos_intent(lab_build, lab_fabric):
     """The QoS host variables spell the device's `qos` (the object the switches spell), never a copy of the spec."""
-    group = yaml.safe_load((lab_build / "ansible/group_vars/gpu.yml").read_text())
+    group = variables(lab_build / "ansible/group_vars/gpu.yml")
     for d in lab_fabric.by_role("host"):
         q = d.qos
         assert q is not None and q is lab_fabric.qos

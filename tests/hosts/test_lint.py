@@ -8,6 +8,7 @@ import subprocess
 import pytest
 
 from tests.hosts.harness import PLAYBOOKS, VENV_BIN, env
+from teton.targets.ansible.unsafe import unwrap
 
 
 @pytest.mark.parametrize("build", ["lab_build", "lab_ib_build"])
@@ -22,7 +23,7 @@ def test_site_playbook_passes_the_syntax_check(build, request):
 def test_ansible_sees_an_infiniband_clusters_hosts_by_backend(lab_ib_build, lab_ib_fabric):
     res = subprocess.run([str(VENV_BIN / "ansible-inventory"), "-i", str(lab_ib_build / "ansible/inventory.yml"),
                           "--list"], capture_output=True, text=True, env={**env(), "HOME": "/root"}, check=True)
-    inv = json.loads(res.stdout)
+    inv = unwrap(json.loads(res.stdout))
     gpus = sorted(d.name for d in lab_ib_fabric.by_role("host"))
     assert sorted(inv["backend_infiniband"]["hosts"]) == gpus and "backend_roce" not in inv
     host = inv["_meta"]["hostvars"][gpus[0]]

@@ -74,9 +74,11 @@ def _ip(ns: str, *args: str) -> str:
     return h.run("ip", "-n", ns, *args).stdout
 
 
-def test_backend_nics_and_roce_qos_on_a_host_namespace(lab_build, tmp_path, netns):
+@pytest.mark.parametrize("variant", ["lab_build", "lab_dcqcn_build"])    # PFC only (the lab), and DCQCN
+def test_backend_nics_and_roce_qos_on_a_host_namespace(variant, request, tmp_path, netns):
+    lab_build = request.getfixturevalue(variant)
     host = "z01-r001-h1"
-    v = yaml.safe_load((lab_build / f"ansible/host_vars/{host}.json").read_text())
+    v = h.variables(lab_build / f"ansible/host_vars/{host}.json")
     tag = h.unique()
     hns, sns = netns(f"{tag}-h1"), netns(f"{tag}-sw")
     for rail in v["teton_rails"]:
@@ -112,6 +114,8 @@ def test_backend_nics_and_roce_qos_on_a_host_namespace(lab_build, tmp_path, netn
         assert f"fd00:1::/56 via {rail['gateway6']} dev {name}" in _ip(hns, "-6", "route", "show", "table",
                                                                       str(table))
         assert f"dev {name}" in _ip(hns, "route", "get", "10.64.0.200", "from", src4)
+        main = f"10.64.0.0/24 via {rail['gateway4']} dev {name}"      # the main table too, at the rail's metric
+        assert f"{main} metric {rail['main_metric']}" in _ip(hns, "route", "show", "table", "main")
         for dst, src in (("10.64.0.200", src4), ("fd00:1::c8", src6)):      # reachable over this rail
             ping = h.run("ip", "netns", "exec", hns, "ping", "-n", "-q", "-c", "1", "-W", "2", "-I", src, dst,
                          check=False)
@@ -121,12 +125,19 @@ def test_backend_nics_and_roce_qos_on_a_host_namespace(lab_build, tmp_path, netn
         assert sysctl == ["1", "2", "2"]
         unit = (roots / host / f"etc/systemd/network/60-teton-{name}.network").read_text()
         assert f"Table={table}" in unit and f"Priority={prio}" in unit and f"MTUBytes={rail['mtu']}" in unit
+        assert f"Metric={rail['main_metric']}" in unit
+    # a socket with no bound source (rdma_cm tools) reaches the backend over rail 0, not the front end's default
+    assert "dev be0" in _ip(hns, "route", "get", "10.64.0.200")
+    ping = h.run("ip", "netns", "exec", hns, "ping", "-n", "-q", "-c", "1", "-W", "2", "10.64.0.200", check=False)
+    assert ping.returncode == 0, ping.stdout
     # no vendor tools here: every QoS setting it could not apply is said, and recorded for the health check
     warnings = "\n".join(first.warnings())
     assert "RoCE QoS not applied: trust dscp, PFC on priority 3 only" in warnings and "mlnx_qos not found" in warnings
     assert "DCQCN/ECN and the CNP's DSCP and priority" in warnings and "PFC-storm prevention 200 ms" in warnings
     state = json.loads((roots / host / "var/lib/teton/roce-qos.json").read_text())
-    assert state["intended"]["roce_tos"] == 106 and len(state["not_applied"]) >= 3
+    ecn = variant == "lab_dcqcn_build"
+    assert (state["intended"]["roce_tos"], state["intended"]["ecn"]) == (106 if ecn else 104, ecn)
+    assert len(state["not_applied"]) >= 3
     # and, where an operator wants it, a host without the tools fails the play instead
     strict = h.play(_playbook(tmp_path, ["roce_qos"], host), [str(lab_build / "ansible/inventory.yml")],
                     tmp_path / "run", limit=host, roots=roots, extravars={"roce_qos_on_missing": "fail"})
@@ -135,7 +146,7 @@ def test_backend_nics_and_roce_qos_on_a_host_namespace(lab_build, tmp_path, netn
 
 def test_netplan_renderer_writes_one_file_with_tables_and_rules(lab_build, tmp_path, netns):
     host = "z02-r002-h2"
-    v = yaml.safe_load((lab_build / f"ansible/host_vars/{host}.json").read_text())
+    v = h.variables(lab_build / f"ansible/host_vars/{host}.json")
     hns = netns(f"{h.unique()}-h2")
     for rail in v["teton_rails"]:
         h.run("ip", "-n", hns, "link", "add", rail["name"], "type", "veth", "peer", "name", f"p{rail['rail']}")
@@ -153,7 +164,9 @@ def test_netplan_renderer_writes_one_file_with_tables_and_rules(lab_build, tmp_p
     assert not (roots / host / "etc/systemd/network").exists()
 
 
-def test_gpu_host_file_roles_in_a_prepared_root(lab_build, tmp_path):
+@pytest.mark.parametrize("variant", ["lab_build", "lab_dcqcn_build"])
+def test_gpu_host_file_roles_in_a_prepared_root(variant, request, tmp_path):
+    lab_build = request.getfixturevalue(variant)
     host = "z01-r002-h1"
     roots = tmp_path / "roots"
     root = h.make_root(roots / host)
@@ -163,9 +176,12 @@ def test_gpu_host_file_roles_in_a_prepared_root(lab_build, tmp_path):
                                   str(lab_build / "ansible/inventory.yml"), roots, extra)
     conf = (root / "etc/nccl.conf").read_text()
     assert "NCCL_IB_HCA==mlx5_0:1,mlx5_1:1,mlx5_2:1,mlx5_3:1,mlx5_4:1,mlx5_5:1,mlx5_6:1,mlx5_7:1" in conf
-    for line in ("NCCL_IB_GID_INDEX=3", "NCCL_IB_TC=106", "NCCL_IB_QPS_PER_CONNECTION=16", "NCCL_IB_TIMEOUT=22",
+    tos = 106 if variant == "lab_dcqcn_build" else 104                 # DSCP 26, with ECT(0) under DCQCN
+    for line in (f"NCCL_IB_TC={tos}", "NCCL_IB_FIFO_TC=184", "NCCL_IB_QPS_PER_CONNECTION=16", "NCCL_IB_TIMEOUT=22",
+                 "NCCL_IB_ROCE_VERSION_NUM=2", "NCCL_IB_ADDR_FAMILY=AF_INET", "NCCL_IB_ADDR_RANGE=10.64.0.0/24",
                  "NCCL_SOCKET_IFNAME==fe0,fe1", "NCCL_TOPO_FILE=/etc/nccl/topo.xml", "NCCL_DEBUG=WARN"):
         assert line in conf.splitlines()
+    assert "NCCL_IB_GID_INDEX" not in conf                               # NCCL picks the GID by type and address
     env = (root / "etc/profile.d/teton-nccl.sh").read_text()
     assert "TORCH_NCCL_TRACE_BUFFER_SIZE=2000" in env and "TORCH_NCCL_DUMP_ON_TIMEOUT=1" in env
     topo = ET.parse(root / "etc/nccl/topo.xml").getroot()
@@ -186,7 +202,7 @@ def test_gpu_host_file_roles_in_a_prepared_root(lab_build, tmp_path):
     tectonic = (root / "etc/systemd/system/mnt-tectonic.mount").read_text()
     assert "Where=/mnt/tectonic" in tectonic and "Type=fuse.tectonic" in tectonic
     nfs = (root / "etc/systemd/system/mnt-checkpoints.mount").read_text()
-    v = yaml.safe_load((lab_build / "ansible/group_vars/gpu.yml").read_text())
+    v = h.variables(lab_build / "ansible/group_vars/gpu.yml")
     assert f"What={v['teton_storage_mounts']['nfs_server']}:/checkpoints" in nfs
     assert "Options=vers=4.2,nconnect=16,hard,noatime" in nfs and "Type=nfs4" in nfs
     for f in ("slurm.conf", "gres.conf", "topology.conf"):
@@ -227,7 +243,7 @@ def test_storage_server_role_in_a_prepared_root(lab_build, tmp_path):
     root = h.make_root(roots / host)
     h.chroot_exe(roots, root, None)
     _, first, _ = _three_runs(tmp_path, ["storage_server"], host, str(lab_build / "ansible/inventory.yml"), roots)
-    v = yaml.safe_load((lab_build / f"ansible/host_vars/{host}.json").read_text())
+    v = h.variables(lab_build / f"ansible/host_vars/{host}.json")
     exports = (root / "etc/exports.d/teton.exports").read_text().splitlines()[1:]
     assert len(exports) == 16 and exports[0].startswith("/srv/hammerspace/d00 10.192.0.0/22(rw,sync,")
     network = (root / "etc/systemd/network/60-teton-fe0.network").read_text()

@@ -40,6 +40,10 @@ def _v4(d: dict, plane: str = "backend") -> dict:
     return d[plane]["addressing"]["ipv4"]
 
 
+def _ecn(lo: int, hi: int) -> dict:
+    return {"speed_gbps": 400, "buffer": "shallow", "min_bytes": lo, "max_bytes": hi}
+
+
 BROKEN: list[tuple[str, Callable[[dict], Any], str, str, str]] = [
     # (id, break the lab, path, rule, fragment of the message)
     ("roce-dscp-is-cnp-dscp", lambda d: _qos(d).update(cnp_dscp=26),
@@ -50,10 +54,16 @@ BROKEN: list[tuple[str, Callable[[dict], Any], str, str, str]] = [
      "backend.qos.lossless_priority", "qos", "make all traffic lossless"),
     ("cnp-priority-0", lambda d: _qos(d).update(cnp_priority=0),
      "backend.qos.cnp_priority", "qos", "best-effort"),
-    ("ecn-min-equals-max", lambda d: _qos(d).update(ecn=True, ecn_min_kbytes=1500, ecn_max_kbytes=1500),
-     "backend.qos.ecn_min_kbytes", "qos", "needs min < max"),
-    ("ecn-min-above-max", lambda d: _qos(d).update(ecn=True, ecn_min_kbytes=2000, ecn_max_kbytes=500),
-     "backend.qos.ecn_min_kbytes", "qos", "2000 KB is not below the maximum 500 KB"),
+    ("ecn-min-equals-max", lambda d: _qos(d).update(ecn=True, ecn_thresholds=[_ecn(1_500_000, 1_500_000)]),
+     "backend.qos.ecn_thresholds[0].min_bytes", "qos", "needs min < max"),
+    ("ecn-min-above-max", lambda d: _qos(d).update(ecn=True, ecn_thresholds=[_ecn(2_000_000, 500_000)]),
+     "backend.qos.ecn_thresholds[0].min_bytes", "qos", "2000000 bytes is not below the maximum 500000 bytes"),
+    ("control-dscp-is-roce-dscp", lambda d: _qos(d).update(control_dscp=26),
+     "backend.qos.control_dscp", "qos", "control DSCP 26 is also roce_dscp"),
+    ("control-priority-is-cnp-priority", lambda d: _qos(d).update(control_priority=6),
+     "backend.qos.control_priority", "qos", "clear-to-send messages would queue behind"),
+    ("cnp-priority-below-lossless", lambda d: _qos(d).update(cnp_priority=2),
+     "backend.qos.cnp_priority", "qos", "round robin on EOS"),
     ("host-links-in-fabric-links", lambda d: _v4(d).update(host_links="10.1.0.0/24"),
      "backend.addressing.ipv4.host_links", "pool-overlap",
      "overlaps backend.addressing.ipv4.fabric_links (10.1.0.0/24)"),
@@ -98,8 +108,10 @@ def test_the_lab_and_the_24k_reference_validate_clean():
 
 
 WARNED: list[tuple[str, Callable[[dict], Any], str, str, str]] = [
-    ("ecn-off-thresholds-upside-down", lambda d: _qos(d).update(ecn=False, ecn_min_kbytes=2000, ecn_max_kbytes=500),
-     "backend.qos.ecn_min_kbytes", "qos", "rendered only when ecn is true"),
+    ("ecn-off-thresholds-upside-down", lambda d: _qos(d).update(ecn=False, ecn_thresholds=[_ecn(2_000_000, 500_000)]),
+     "backend.qos.ecn_thresholds[0].min_bytes", "qos", "rendered only when ecn is true"),
+    ("one-ntp-server", lambda d: d["management"].update(ntp_servers=["192.0.2.123"]),
+     "management.ntp_servers", "management-redundancy", "one NTP server"),
     ("keepalive-above-a-third-of-hold", lambda d: _timers(d).update(keepalive=2, hold=5),
      "backend.bgp.timers.keepalive", "bgp-timers", "RFC 4271"),
 ]

@@ -70,8 +70,12 @@ def specs(draw: st.DrawFn) -> dict:
     ecn_min, ecn_max = draw(mostly(st.integers(1, 2999).flatmap(lambda lo: st.tuples(st.just(lo),
                                                                                       st.integers(lo + 1, 3000))),
                                    st.tuples(st.integers(1, 3000), st.integers(1, 3000))))
+    thresholds = [{"speed_gbps": 400, "buffer": draw(st.sampled_from(["shallow", "deep"])),
+                   "min_bytes": ecn_min * 1000, "max_bytes": ecn_max * 1000}] if draw(st.booleans()) else []
     be["qos"] = {"roce_dscp": roce_dscp, "cnp_dscp": cnp_dscp, "lossless_priority": lossless, "cnp_priority": cnp,
-                 "ecn": draw(st.booleans()), "ecn_min_kbytes": ecn_min, "ecn_max_kbytes": ecn_max,
+                 "ecn": draw(st.booleans()), "ecn_thresholds": thresholds,
+                 "control_dscp": draw(mostly(st.just(46), st.integers(0, 63))),
+                 "control_priority": draw(mostly(st.just(5), st.integers(0, 7))),
                  "pfc_watchdog": draw(st.booleans()),
                  "pfc_watchdog_ms": draw(mostly(st.integers(10, 500).map(lambda x: x * 10), st.integers(1, 6000)))}
     keepalive, hold = draw(mostly(_timers(), st.tuples(st.integers(0, 12), st.integers(0, 40))))

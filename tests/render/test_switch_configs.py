@@ -47,7 +47,10 @@ def test_rack_switch_facts(lab_build):
     assert db["DSCP_TO_TC_MAP"]["ROCE"]["26"] == "3" and db["DSCP_TO_TC_MAP"]["ROCE"]["48"] == "6"
     assert db["BUFFER_PG"]["Ethernet0|3"]["profile"] == "pg_lossless_400000_5m_profile"
     assert db["BUFFER_PROFILE"]["pg_lossless_400000_5m_profile"]["xoff"] == "179968"       # 802.1Qbb formula
-    assert db["WRED_PROFILE"]["ROCE_LOSSLESS"]["ecn"] == "ecn_all"       # the lab enables ECN
+    assert "WRED_PROFILE" not in db                                      # the lab runs PFC only, as the reference
+    assert db["SCHEDULER"]["scheduler.lossless"] == {"type": "DWRR", "weight": "50"}
+    assert db["SCHEDULER"]["scheduler.control"] == {"type": "STRICT", "priority": "5"}
+    assert db["DSCP_TO_TC_MAP"]["ROCE"]["46"] == "5"                    # the collective's control class
     assert db["PFC_WD"]["Ethernet0"]["detection_time"] == "200"
     assert db["PORT"]["Ethernet504"]["admin_status"] == "down"          # unused ports stay down
     assert db["BREAKOUT_CFG"]["Ethernet0"] == {"brkout_mode": "1x400G"} and len(db["BREAKOUT_CFG"]) == 64
@@ -61,7 +64,7 @@ def test_rack_switch_facts(lab_build):
     assert "router bgp 4201001001" in frr and " neighbor 10.1.0.0 remote-as 4200000101" in frr
     assert "  aggregate-address 10.64.0.0/27 summary-only" in frr and "maximum-paths 4" in frr
     assert " bgp bestpath as-path multipath-relax" in frr and " timers bgp 1 3" in frr
-    assert " update-delay 120" in frr and "  neighbor CTSW_V4 maximum-prefix 1000" in frr
+    assert " update-delay 120" in frr and "  neighbor CTSW_V4 maximum-prefix 1000 restart 5\n" in frr
 
 
 def test_spine_facts(lab_build):
@@ -79,16 +82,28 @@ def test_spine_facts(lab_build):
     assert "   vrf mgmt" in text and "ip access-list standard ACL-MGMT-IN" in text       # management.vrf, as SONiC
     assert "   neighbor RTSW_V4 passive" in text and "   neighbor ATSW_V4 passive" not in text  # the upper end waits
     assert "priority-flow-control pause watchdog default timeout 0.2" in text
-    # the same scheduling as SONiC: lossless and best effort share 50/50, CNPs strict; ECN marks at 5 %
-    assert "   tx-queue 0\n      !! best effort\n      bandwidth percent 50" in text
-    assert "   tx-queue 3\n      !! RoCE lossless (PFC priority 3)\n      bandwidth percent 50" in text
-    assert "max-mark-probability 5" in text
+    # the same scheduling as SONiC: round robin (`no priority`) lossless 50 %, best effort 48 % (idle queues 1 and 2
+    # 1 % each), control and CNPs strict; no ECN (PFC only)
+    assert "   tx-queue 0\n      !! best effort\n      no priority\n      bandwidth percent 48" in text
+    assert ("   tx-queue 3\n      !! RoCE lossless (PFC priority 3)\n      no priority\n      bandwidth percent 50"
+            in text)
+    assert "   tx-queue 6\n      !! CNP strict priority\n      priority strict" in text
+    assert "random-detect" not in text and "   service-profile QOS-ROCE\n" in text
     assert "   update wait-for-convergence\n   update wait-install" in text and "bgp convergence time 120" in text
-    assert "   neighbor RTSW_V4 maximum-routes 1000" in text
+    assert "   neighbor RTSW_V4 maximum-routes 1000" in text and "   neighbor RTSW_V4 idle-restart-timer 300" in text
     assert "fields udp dst-port 4791\n         payload bytes 5-7" in text                 # E-ECMP on the BTH dest QP
     assert "profile LINK-DAMPING damping" in text and "queue-monitor length" in text
     assert "username breakglass privilege 15 role network-admin secret sha512 TETON_SECRET_breakglass_sha512" in text
     assert "aaa accounting commands all default start-stop group AAA-MGMT logging" in text
+
+
+def test_eos_startup_config_keeps_the_eapi_transport_reachable(lab_build):
+    """The first EOS deploy locked itself out: the live transport talks eAPI (HTTPS), and no rendered startup-config
+    enabled `management api http-commands`.  It is on, HTTPS only, in the management VRF behind the management ACL."""
+    text = (lab_build / "devices/z01-ctsw01/startup-config").read_text()
+    block = text.split("management api http-commands\n", 1)[1].split("\n!\n", 1)[0].splitlines()
+    assert block == ["   protocol https", "   no protocol http", "   no shutdown", "   !", "   vrf mgmt",
+                     "      no shutdown", "      ip access-group ACL-MGMT-IN"]
 
 
 def test_no_secret_value_in_any_artifact(lab_build):

@@ -1,5 +1,6 @@
 """Adding a target is adding one package (or registering one): the spec rules, the CLI, the build, validate and the
-manifest pick it up, and nothing else changes."""
+manifest pick it up, and nothing else changes.  A whole NOS added from outside (its port naming, templates and
+transports, on the twin): tests/targets/test_outside_nos.py."""
 
 from __future__ import annotations
 
@@ -15,9 +16,9 @@ from teton.build import build
 from teton.cli import main
 from teton.fabric import Device, Fabric
 from teton.findings import Finding
-from teton.targets import BuildFiles, DeviceTarget, DeviceView, Files, PortView, RenderContext
+from teton.frr.conf import bgp_config
+from teton.targets import BuildFiles, DeviceTarget, DeviceView, Files, PortView, RenderContext, Session
 from teton.targets.frr import render_frr
-from teton.targets.sonic.readback import frr_sessions
 from teton.validate.rendered import validate_rendered
 
 WHITEBOX = {"name": "whitebox-32x400", "vendor": "any", "asic": "any", "asic_tbps": 12.8,
@@ -42,10 +43,11 @@ class FrrTarget(DeviceTarget):
                     state: Any) -> tuple[DeviceView | None, list[Finding]]:
         path = self.path(device.name, "frr.conf")
         text = source.text(path)
-        asn, rid, sessions = frr_sessions(text)
+        bgp = bgp_config(text)
+        sessions = [Session(n.address, n.remote_as, f"line {n.line}") for n in bgp.neighbors]
         interfaces = {i.name: PortView(i.mtu, tuple(a for a in (i.ipv4, i.ipv6) if a), f"{i.name}/mtu")
                       for i in device.interfaces}   # a real NOS would read its interface config back
-        return DeviceView(device.name, "switch", path, asn=asn, router_id=rid, interfaces=interfaces,
+        return DeviceView(device.name, "switch", path, asn=bgp.asn, router_id=bgp.router_id, interfaces=interfaces,
                           sessions=sessions, frr_conf=text), []
 
 
@@ -99,11 +101,7 @@ def test_only_renders_the_named_target_and_keeps_the_others(frr_target, frr_spec
 
 
 def test_the_cli_offers_registered_targets(frr_target):
-    from importlib import reload
-
-    import teton.cli
-
-    cli = reload(teton.cli)
-    assert "frr" in CliRunner().invoke(cli.main, ["render", "--help"]).output
-    listing = json.loads(CliRunner().invoke(cli.main, ["targets", "--json"]).output)
+    """Registered after teton.cli was imported: `--only` reads the registry when the command runs."""
+    assert "frr" in CliRunner().invoke(main, ["render", "--help"]).output
+    listing = json.loads(CliRunner().invoke(main, ["targets", "--json"]).output)
     assert {"name": "frr", "nos": "frr", "summary": FrrTarget.summary, "version": "1"} in listing

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from teton.expect import NO_FAILURES, EcmpModel, expected_sessions
 from teton.findings import TetonError
 from teton.targets.frr import render_frr
 from teton.twin.artifacts import twin_plan
-from teton.twin.expect import EcmpModel, Failures, expected_sessions
 
 
 def test_plan_has_backend_switches_hosts_and_cabled_links(lab_build):
@@ -17,7 +17,7 @@ def test_plan_has_backend_switches_hosts_and_cabled_links(lab_build):
     assert sum(k == "switch" for k in kinds.values()) == 14 and sum(k == "host" for k in kinds.values()) == 8
     assert not any(name.endswith("frsw") or "fsw" in name for name in kinds)      # backend only
     assert len(source.plan.links) == 96 and all(link.mtu == 9100 for link in source.plan.links)
-    sessions = expected_sessions(source.fabric, sorted(source.origin), Failures([], []))
+    sessions = expected_sessions(source.fabric, sorted(source.origin), NO_FAILURES)
     assert sessions["z01-r001-rtsw"] == 8 and sessions["atsw01"] == 16 and sum(sessions.values()) == 128
 
 
@@ -25,7 +25,7 @@ def test_sonic_switches_run_their_rendered_frr_conf_unchanged(lab_build):
     node = next(n for n in twin_plan(lab_build).plan.nodes if n.name == "z01-r001-rtsw")
     assert node.frr_conf == (lab_build / "devices/z01-r001-rtsw/frr.conf").read_text()
     lo = next(i for i in node.interfaces if i.name == "lo")
-    assert lo.addresses == ("10.0.0.6/32", "fd00:0:0:1::6/128")
+    assert lo.addresses == ("10.0.0.6/32", "fd00:0:0:1::7/128")         # no all-zero interface id (RFC 6164)
 
 
 def test_eos_switches_run_the_frr_spelling_of_exactly_the_designed_routing(lab_build, lab_fabric):
@@ -41,7 +41,7 @@ def test_hosts_route_each_nic_to_its_own_rack_switch_port(lab_build):
     host = next(n for n in twin_plan(lab_build).plan.nodes if n.name == "z01-r001-h1")
     assert len(host.interfaces) == 8
     assert ("10.64.0.3", "10.64.0.2", "be1") in host.source_routes
-    assert ("fd00:1::3", "fd00:1::2", "be1") in host.source_routes
+    assert ("fd00:1::5", "fd00:1::4", "be1") in host.source_routes
 
 
 def test_ecmp_model_matches_the_design_and_narrows_under_failures(lab_fabric):

@@ -7,7 +7,10 @@ tests call this module; deploy and the Pulumi program only read the folder it wr
 - `render(fabric, ctx, only)`: {target name: files}, every switch config validated by its vendor's schema.
 - `write(out, rendered, figures, ...)`: publish the folder (`teton.build.output.publish`: refuses what is not a
   teton build, swaps atomically, serializes writers) with `manifest.json`: sha256 and target of every file, the plan's
-  figures, the targets' versions.  With `only`, the other targets' files of the previous build are kept as they were.
+  figures, the targets' versions, the spec it came from.  Every path a target returns is checked to stay inside the
+  folder before anything is written (`teton.build.output.confined`).  With `only`, the other targets' files of the
+  previous build are kept as they were: only when that build came from the same spec, and the cross-device checks
+  of `validate --rendered` pass on the assembled build before it is published.
 - `build(spec, ...)`: all of the above.  With a `cache` (`teton.build.cache`), devices whose inputs did not change
   come from the cache, and a spec rendered before is replayed from its record without designing (`record`).
 - `render_spec(spec, ...)`: load, design and render in memory (what `build`, `render --check` and `diff` share).
@@ -24,7 +27,7 @@ from typing import Any
 
 from teton import targets
 from teton.build.cache import RenderCache
-from teton.build.output import publish
+from teton.build.output import OutputError, confined, inside, publish, unsafe_path
 from teton.build.record import (
     Record,
     load_record,
@@ -44,6 +47,7 @@ from teton.spec.load import load_spec, spec_lines, with_lines
 from teton.spec.model import Cluster
 from teton.targets import Files, RenderContext
 from teton.targets.parallel import workers
+from teton.validate.rendered import validate_rendered
 
 Progress = Callable[[str], None]
 
@@ -88,7 +92,8 @@ def load_and_design(path: str | Path, *, timeout: float | None = None) -> Design
 def design_spec(path: str | Path, cluster: Cluster) -> Designed:
     """Check and design `cluster`, loaded from the spec at `path` (findings name it, with lines)."""
     file = str(path)
-    findings = check_spec(cluster, file) + list(targets.check_nos(cluster, file))
+    findings = check_spec(cluster, file) + list(targets.check_nos(cluster, file)) + list(
+        targets.check_port_naming(cluster, file))
     if errors(findings):
         raise SpecError(with_lines(findings, spec_lines(path)))
     fabric = design(cluster, Path(file).parent)
@@ -118,10 +123,39 @@ def _sha(content: str | bytes) -> str:
 
 def _inside(rel: object) -> bool:
     """A manifest path that stays inside the build folder (a hand-made manifest must not reach outside it)."""
-    if not isinstance(rel, str) or not rel or rel == MANIFEST:
-        return False
-    parts = Path(rel).parts
-    return not Path(rel).is_absolute() and ".." not in parts and "\\" not in rel
+    return unsafe_path(rel) is None
+
+
+def spec_source(cluster: Cluster) -> dict[str, str]:
+    """What the manifest records of the spec a build came from: its cluster and the sha256 of the loaded spec."""
+    return {"cluster": cluster.name, "sha256": _sha(cluster.model_dump_json())}
+
+
+def _same_spec(out: Path, previous: dict[str, Any], source: dict[str, str] | None) -> None:
+    """`--only` keeps another render's files: refuse unless that render came from the same spec."""
+    if source is None:
+        return
+    was = previous.get("spec")
+    if was == source:
+        return
+    if isinstance(was, dict) and was.get("cluster") != source["cluster"]:
+        what = f"of cluster {was.get('cluster')!r}, not {source['cluster']!r}"
+    elif isinstance(was, dict):
+        what = "from another version of this spec"
+    else:
+        what = "without a record of its spec (an older teton, or a design-only build)"
+    raise OutputError(f"refusing to render --only into {out}: the build there was rendered {what}, and keeping its "
+                      "other targets' files would publish a mixed build; render all targets (without --only) or use "
+                      "-o with another folder")
+
+
+def _assembled_checks(out: Path, tmp: Path, rendered: dict[str, Files]) -> None:
+    """The cross-device checks of `validate --rendered` over a build assembled from this render and kept files."""
+    found = errors(validate_rendered(tmp, vendor=False))
+    if found:
+        raise SpecError([*found, Finding(str(out), "", f"the build assembled from --only {', '.join(rendered)} and "
+                                         "the previous build's other targets fails the checks above; nothing was "
+                                         "published: render all targets", rule="only")])
 
 
 def manifest_entries(rendered: dict[str, Files], known: dict[str, tuple[str, int]] | None = None,
@@ -141,12 +175,16 @@ def manifest_entries(rendered: dict[str, Files], known: dict[str, tuple[str, int
 
 def write(out: Path, rendered: dict[str, Files], figures: dict[str, Any], *, force: bool = False,
           only: tuple[str, ...] | None = None,
-          known: dict[str, tuple[str, int]] | None = None) -> tuple[int, tuple[str, ...]]:
-    """Publish `rendered` into `out` with its manifest; (files written, targets kept from the previous build)."""
+          known: dict[str, tuple[str, int]] | None = None,
+          source: dict[str, str] | None = None) -> tuple[int, tuple[str, ...]]:
+    """Publish `rendered` into `out` with its manifest; (files written, targets kept from the previous build).
+    `source`: the spec's record (`spec_source`), kept in the manifest and compared by `only`."""
+    confined(rendered)
     entries, versions = manifest_entries(rendered, known)
     keep: dict[str, dict[str, Any]] = {}
     previous = read_manifest(out) if only else None
     if previous is not None:
+        _same_spec(out, previous, source)
         for rel, entry in previous["files"].items():
             owner = entry.get("target") if isinstance(entry, dict) else None
             if owner not in rendered and rel not in entries and _inside(rel):
@@ -163,6 +201,8 @@ def write(out: Path, rendered: dict[str, Files], figures: dict[str, Any], *, for
                 target = tmp / rel
                 if target.parent not in made:
                     target.parent.mkdir(parents=True, exist_ok=True)
+                    if not inside(target.parent, tmp):
+                        raise OutputError(f"the file path {rel!r} leads out of the build folder; nothing was written")
                     made.add(target.parent)
                 target.write_text(content, encoding="utf-8")
         root = out.resolve()
@@ -171,7 +211,9 @@ def write(out: Path, rendered: dict[str, Files], figures: dict[str, Any], *, for
             if src.is_file() and not src.is_symlink() and src.resolve().is_relative_to(root):
                 dst.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(src, dst)
-        (tmp / MANIFEST).write_text(manifest_text({**keep, **entries}, figures, versions), encoding="utf-8")
+        (tmp / MANIFEST).write_text(manifest_text({**keep, **entries}, figures, versions, source), encoding="utf-8")
+        if keep:
+            _assembled_checks(out, tmp, rendered)
 
     publish(out, fill, force=force)
     return len(entries) + len(keep) + 1, kept
@@ -187,8 +229,8 @@ def render_spec(spec: str | Path, *, only: tuple[str, ...] | None = None, yang_d
     workers()       # a bad $TETON_WORKERS is an error even when the cache leaves nothing to render
     with paused_gc():
         cluster = load_spec(spec, timeout)
-        key = record_key(cache, cluster, ctx, Path(spec).parent) if cache is not None else ""
-        record = load_record(cache, key) if cache is not None else None
+        key = record_key(cache, cluster, ctx, Path(spec).parent) if cache is not None else None
+        record = load_record(cache, key) if cache is not None and key is not None else None
         if cache is not None and record is not None and record.cluster == cluster.name:
             known: dict[str, tuple[str, int]] = {}
             files = replay_files(cache, record, ctx, known=known)
@@ -201,7 +243,7 @@ def render_spec(spec: str | Path, *, only: tuple[str, ...] | None = None, yang_d
         designed = design_spec(spec, cluster)
         files = render(designed.fabric, ctx, only, progress)
         figures = plan(designed.fabric)
-        if cache is not None and not only:
+        if cache is not None and key is not None and not only:
             record = save_record(cache, key, designed.fabric, files, figures, designed.warnings)
         return Rendered(cluster, designed.fabric, files, figures, designed.warnings, record)
 
@@ -214,7 +256,7 @@ def build(spec: str | Path, out: Path | None = None, *, only: tuple[str, ...] | 
     if progress:
         progress("writing")
     out = Path(out or Path("build") / r.cluster.name)
-    count, kept = write(out, r.files, r.figures, force=force, only=only, known=r.known)
+    count, kept = write(out, r.files, r.figures, force=force, only=only, known=r.known, source=spec_source(r.cluster))
     return Build(out, count, r.figures, r.warnings, tuple(r.files), kept, replayed=r.fabric is None)
 
 

@@ -5,10 +5,11 @@ model, its neighbours' roles, the fabric-wide facts) and of the code that render
 
     sha256(layout, code fingerprint, target name, target version, render settings, slice digest)
 
-where the code fingerprint covers every file of the teton package, the templates and playbooks folders beside it and
-the versions of the libraries that render or validate (pyavd, libyang, Jinja2, pydantic, PyYAML) and of Python.  A
-target's `version` is in the key as well, so an entry is never trusted across target versions, nor across an edit of
-any code that could change what it renders.  Only files that passed the vendor's validation are stored.
+where the code fingerprint covers every file of the teton package (the targets' templates are in it), the playbooks
+folder beside it and the versions of the libraries that render or validate (pyavd, libyang, Jinja2, pydantic, PyYAML)
+and of Python.  A target's `version` is in the key as well, so an entry is never trusted across target versions, nor
+across an edit of any code that could change what it renders.  Only files that passed the vendor's validation are
+stored.
 
 Layout under the cache folder (default `$XDG_CACHE_HOME/teton/render`, i.e. `~/.cache/teton/render`; `TETON_CACHE_DIR`
 moves it, `TETON_CACHE=off` turns it off):
@@ -20,20 +21,34 @@ moves it, `TETON_CACHE=off` turns it off):
     v1/facts/ab/<key>       small JSON documents other layers derive from one slice (`teton diff`'s device facts)
 
 Every write goes to a temporary name and is renamed into place, so concurrent renders and a killed render leave only
-complete entries; an entry that does not read back whole (size or checksum) is a miss and is removed.  Deleting the
-folder, or any part of it, is always safe: what is missing is rendered again.  Hits and misses are counted across the
-forked render workers (shared counters) and reported by `teton render` and `teton diff`.
+complete entries.  Deleting the folder, or any part of it, is always safe: what is missing is rendered again.  Hits
+and misses are counted across the forked render workers (shared counters) and reported by `teton render` and
+`teton diff`.
+
+Trust model (docs/cache.md): the cache is a cache, never a source of truth.  Whoever can write the cache folder (a
+shared or CI cache, another user, a restored archive) must not be able to change what a build holds.  So every
+device entry and every JSON document (records, facts) carries an HMAC-SHA256 under a per-user key kept outside the
+cache, over its kind, its key (the hash of its inputs) and its bytes: an entry is replayed only if it was written by
+a holder of that key for exactly those inputs.  Blobs are content-addressed (read back only when their sha256 is the
+name a MAC'd record gave).  The key is `$TETON_CACHE_KEY` (at least 32 characters) or the file
+`$XDG_CONFIG_HOME/teton/cache.key` (`~/.config/teton/cache.key`), 32 random bytes created 0600 on first use; a key
+file that others can read or write, or that is not the user's own regular file, is not used, and without a usable
+key the cache is neither read nor written.  An entry that fails its MAC (damaged, older format, written by someone
+without the key) is a miss: it is rendered again, counted as `untrusted` and said once by the CLI.  `render --check`
+reads nothing from the cache at all: what it compares against is what the targets render now.
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import importlib.metadata
 import json
 import multiprocessing as mp
 import os
+import secrets
+import stat
 import sys
-import zlib
 from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import suppress
@@ -45,22 +60,78 @@ import teton
 from teton.fabric.model import Fabric
 from teton.fabric.slice import DigestMemo, device_digest
 from teton.targets import DeviceTarget, Files, RenderContext, Target
-from teton.targets.templates import TEMPLATES
 
 LAYOUT = "v1"
 ENV_DIR = "TETON_CACHE_DIR"
 ENV_SWITCH = "TETON_CACHE"
+ENV_KEY = "TETON_CACHE_KEY"
+_KEY_MIN = 32
+_KEY_FILE_MAX = 4096
 _OFF = {"0", "off", "no", "false"}
-_MAGIC = b"teton-render-entry 2\n"
+_MAGIC = b"teton-render-entry 3\n"
+_MAC_HEX = 64
 _LIBRARIES = ("pyavd", "libyang", "jinja2", "pydantic", "pyyaml")
 _SOURCE_SUFFIXES = {".py", ".yaml", ".yml", ".json", ".j2", ".ini", ".md", ".cfg"}
-_HITS, _MISSES, _STORED = 0, 1, 2
+_HITS, _MISSES, _STORED, _UNTRUSTED = 0, 1, 2, 3
 _FABRICS_REMEMBERED = 4
 
 
 def default_dir() -> Path:
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "teton" / "render"
+
+
+def key_file() -> Path:
+    """Where the per-user cache key is kept: outside the cache folder, in the user's configuration."""
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "teton" / "cache.key"
+
+
+def _read_key_file(path: Path) -> bytes:
+    """The key in `path`: the user's own regular file, private to them; ValueError saying why not."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_uid != os.geteuid():
+            raise ValueError(f"{path} is not a regular file of this user")
+        if st.st_mode & 0o077:
+            raise ValueError(f"{path} can be read or written by others (chmod 600 it)")
+        data = os.read(fd, _KEY_FILE_MAX + 1).strip()
+    finally:
+        os.close(fd)
+    if len(data) < _KEY_MIN or len(data) > _KEY_FILE_MAX:
+        raise ValueError(f"{path} does not hold a key of {_KEY_MIN} to {_KEY_FILE_MAX} characters")
+    return data
+
+
+def load_key() -> tuple[bytes | None, str]:
+    """(the cache key, "") or (None, why there is none): `$TETON_CACHE_KEY`, else the key file (created on first
+    use with 32 random bytes, 0600 in a 0700 folder)."""
+    given = os.environ.get(ENV_KEY)
+    if given is not None:
+        if len(given.strip()) < _KEY_MIN:
+            return None, f"${ENV_KEY} is shorter than {_KEY_MIN} characters"
+        return given.strip().encode("utf-8"), ""
+    path = key_file()
+    for _ in range(2):
+        try:
+            return _read_key_file(path), ""
+        except FileNotFoundError:
+            pass
+        except (OSError, ValueError) as exc:
+            return None, f"cache key {exc if isinstance(exc, ValueError) else f'{path}: {exc.strerror}'}"
+        try:
+            os.makedirs(path.parent, mode=0o700, exist_ok=True)
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        except FileExistsError:
+            continue        # another run created it meanwhile: read it
+        except OSError as exc:
+            return None, f"cannot create the cache key {path}: {exc.strerror}"
+        try:
+            os.write(fd, secrets.token_hex(32).encode() + b"\n")
+        finally:
+            os.close(fd)
+    return None, f"cannot read the cache key {path}"
 
 
 def _files_under(root: Path) -> Iterator[Path]:
@@ -76,11 +147,11 @@ def _files_under(root: Path) -> Iterator[Path]:
 
 @cache
 def code_fingerprint() -> str:
-    """sha256 of everything that renders: teton's sources and data, the templates and playbooks folders beside the
-    package, and the versions of the rendering and validating libraries and of Python."""
+    """sha256 of everything that renders: teton's sources, data and templates (in the target packages), the playbooks
+    folder beside the package, and the versions of the rendering and validating libraries and of Python."""
     h = hashlib.sha256()
     package = Path(teton.__file__).resolve().parent
-    roots = [package, TEMPLATES, package.parents[1] / "playbooks"]
+    roots = [package, package.parents[1] / "playbooks"]   # the targets' templates are in their packages
     for root in roots:
         for p in _files_under(root):
             h.update(str(p.relative_to(root)).encode() + b"\0")
@@ -130,10 +201,14 @@ def _key(*parts: Any) -> str:
 class RenderCache:
     """The cache folder; implements `teton.targets.base.DeviceCache` for the per-device render."""
 
-    def __init__(self, root: Path | str):
+    def __init__(self, root: Path | str, key: bytes | None = None, *, reads: bool = True):
+        """`key`: the MAC key (default `load_key()`); without one, the cache is neither read nor written.  With
+        `reads=False`, nothing is read from the cache (every lookup a miss) but fresh renders are stored."""
         self.root = Path(root).expanduser()
         self._base = self.root / LAYOUT
-        self._counts = mp.RawArray("q", 3)   # hits, misses, stored: shared with the forked render workers
+        self._mac_key, self.problem = (key, "") if key is not None else load_key()
+        self._reads = reads and self._mac_key is not None
+        self._counts = mp.RawArray("q", 4)   # hits, misses, stored, untrusted: shared with the forked render workers
         self._lock = mp.Lock()
         self._memos: OrderedDict[int, tuple[Fabric, DigestMemo]] = OrderedDict()
         code_fingerprint()   # here, once: render workers are forked and must all see the same code
@@ -145,6 +220,25 @@ class RenderCache:
             return None
         return cls(os.environ.get(ENV_DIR) or default_dir())
 
+    def writer(self) -> RenderCache:
+        """The same cache folder and key, never read (`render --check`: nothing replayed is trusted there)."""
+        return RenderCache(self.root, self._mac_key, reads=False) if self._mac_key is not None else self
+
+    def _mac(self, kind: str, key: str, data: bytes | memoryview) -> bytes:
+        assert self._mac_key is not None
+        h = hmac.new(self._mac_key, f"{LAYOUT}\0{kind}\0{key}\0".encode(), hashlib.sha256)
+        h.update(data)
+        return h.hexdigest().encode()
+
+    def _signed(self, kind: str, key: str, data: bytes) -> bytes | None:
+        """The bytes after the MAC line of a stored `data`, when the MAC is this key's for (kind, key, bytes)."""
+        end = data.find(b"\n", 0, _MAC_HEX + 1)
+        body = memoryview(data)[end + 1:]
+        if end != _MAC_HEX or not hmac.compare_digest(data[:end], self._mac(kind, key, body)):
+            self._count(_UNTRUSTED)
+            return None
+        return bytes(body)
+
     # ------------------------------------------------------------------------------------------------ statistics
 
     def _count(self, which: int, n: int = 1) -> None:
@@ -153,7 +247,7 @@ class RenderCache:
 
     def stats(self) -> dict[str, Any]:
         return {"dir": str(self.root), "hits": self._counts[_HITS], "misses": self._counts[_MISSES],
-                "stored": self._counts[_STORED]}
+                "stored": self._counts[_STORED], "untrusted": self._counts[_UNTRUSTED], "problem": self.problem}
 
     def count_hits(self, n: int) -> None:
         self._count(_HITS, n)
@@ -193,18 +287,24 @@ class RenderCache:
         self._count(_STORED)
 
     def read_entry(self, key: str, known: dict[str, tuple[str, int]] | None = None) -> Files | None:
-        """A device's files; with `known`, also each file's sha256 and size in bytes, by path, into it."""
-        path = self._path("devices", key)
-        data = _read(path)
+        """A device's files; with `known`, also each file's sha256 and size in bytes, by path, into it.  None when
+        missing, damaged or not MAC'd with this user's key for this key (see the trust model)."""
+        if not self._reads:
+            return None
+        data = _read(self._path("devices", key))
         if data is None:
             return None
+        if not data.startswith(_MAGIC):
+            self._count(_UNTRUSTED)
+            return None
+        signed = self._signed("devices", key, data[len(_MAGIC):])
+        if signed is None:
+            return None
         try:
-            if not data.startswith(_MAGIC):
-                raise ValueError("not an entry")
-            end = data.index(b"\n", len(_MAGIC))
-            head = json.loads(data[len(_MAGIC):end])
-            body = memoryview(data)[end + 1:]
-            if len(body) != sum(f[1] for f in head["files"]) or zlib.crc32(body) != head["crc"]:
+            end = signed.index(b"\n")
+            head = json.loads(signed[:end])
+            body = memoryview(signed)[end + 1:]
+            if len(body) != sum(f[1] for f in head["files"]):
                 raise ValueError("truncated or damaged")
             files: Files = {}
             at = 0
@@ -215,20 +315,21 @@ class RenderCache:
                     known[rel] = (sha, n)
             return files
         except (ValueError, KeyError, TypeError, UnicodeDecodeError):
-            with suppress(OSError):
-                os.unlink(path)
+            self._count(_UNTRUSTED)
             return None
 
     def write_entry(self, key: str, files: Files) -> None:
         parts = [text.encode("utf-8") for text in files.values()]
-        body = b"".join(parts)
-        head = {"files": [[rel, len(b), hashlib.sha256(b).hexdigest()] for rel, b in zip(files, parts, strict=True)],
-                "crc": zlib.crc32(body)}
-        self._write(self._path("devices", key), _MAGIC + json.dumps(head).encode() + b"\n" + body)
+        head = {"files": [[rel, len(b), hashlib.sha256(b).hexdigest()] for rel, b in zip(files, parts, strict=True)]}
+        signed = json.dumps(head).encode() + b"\n" + b"".join(parts)
+        self._write_signed("devices", key, signed, _MAGIC)
 
     # ------------------------------------------------------------------------------------ blobs, records, facts
 
     def read_blob(self, sha: str) -> str | None:
+        """A file by its sha256 (content-addressed: only a MAC'd record names which blob a build holds)."""
+        if not self._reads:
+            return None
         path = self._path("blobs", sha)
         data = _read(path)
         if data is None:
@@ -243,20 +344,21 @@ class RenderCache:
         data = text.encode("utf-8")
         sha = hashlib.sha256(data).hexdigest()
         path = self._path("blobs", sha)
-        if not os.path.exists(path):
+        if self._mac_key is not None and not os.path.exists(path):
             self._write(path, data)
         return sha
 
     def read_json(self, kind: str, key: str) -> Any:
-        """A small JSON document (`kind`: records, facts), or None when missing or unreadable."""
-        data = _read(self._path(kind, key))
+        """A small JSON document (`kind`: records, facts), or None when missing, unreadable or not MAC'd."""
+        data = _read(self._path(kind, key)) if self._reads else None
+        signed = None if data is None else self._signed(kind, key, data)
         try:
-            return None if data is None else json.loads(data)
+            return None if signed is None else json.loads(signed)
         except (ValueError, RecursionError):
             return None
 
     def write_json(self, kind: str, key: str, data: Any) -> None:
-        self._write(self._path(kind, key), json.dumps(data, sort_keys=True, separators=(",", ":")).encode())
+        self._write_signed(kind, key, json.dumps(data, sort_keys=True, separators=(",", ":")).encode())
 
     def key(self, *parts: Any) -> str:
         """A key under this cache's layout and code fingerprint (for records and facts)."""
@@ -266,6 +368,11 @@ class RenderCache:
 
     def _path(self, kind: str, key: str) -> str:
         return f"{self._base}/{kind}/{key[:2]}/{key}"
+
+    def _write_signed(self, kind: str, key: str, data: bytes, magic: bytes = b"") -> None:
+        """Store `data` under (kind, key) with its MAC line (nothing without a key)."""
+        if self._mac_key is not None:
+            self._write(self._path(kind, key), magic + self._mac(kind, key, data) + b"\n" + data)
 
     def _write(self, path: str, data: bytes) -> None:
         """Write atomically (temporary name, then rename); a cache that cannot be written is only slower."""

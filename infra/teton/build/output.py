@@ -31,6 +31,11 @@
    first (step 5).  A symlink flip was not taken as the fallback: `out` would have to become a
    symlink, which changes what users see, and a symlink cannot atomically replace an existing folder.
 
+What goes inside is confined as well: `confined(rendered)` refuses, before anything is written, any path a target
+returns that could leave the build folder or break a reader of it (`unsafe_path`: absolute, a `..`, `.` or empty
+segment, a backslash, a NUL, newline or other control character, over 4096 bytes or a segment over 255, the
+manifest's own name); `fill` then checks that every folder it writes into resolves inside the temporary build.
+
 Every refusal and every OS error is an `OutputError` with a one-line message naming the path, what is
 wrong and what to do; no OSError leaves `publish`.  No fsync: a render can be run again, and syncing
 thousands of files would make publishing much slower.
@@ -46,7 +51,7 @@ import pwd
 import shutil
 import stat
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
@@ -61,6 +66,48 @@ _NO_EXCHANGE = {errno.EINVAL, errno.ENOSYS, errno.ENOTSUP, errno.EOPNOTSUPP}
 
 class OutputError(TetonError):
     """A build folder cannot be published: a one-line message saying what path, what is wrong, what to do."""
+
+
+_PATH_MAX = 4096
+_NAME_MAX = 255
+
+
+def unsafe_path(rel: object) -> str | None:
+    """Why `rel` may not name a file of a build folder (relative, inside it, one line of plain characters), or None."""
+    if not isinstance(rel, str) or not rel:
+        return "it is not a non-empty string"
+    if any(ord(c) < 0x20 or ord(c) == 0x7F for c in rel):
+        return "it holds a control character (NUL, newline ...)"
+    if rel.startswith("/"):
+        return "it is absolute"
+    if "\\" in rel:
+        return "it holds a backslash"
+    if len(rel.encode("utf-8", "surrogatepass")) > _PATH_MAX:
+        return f"it is longer than {_PATH_MAX} bytes"
+    parts = rel.split("/")
+    if any(p in ("", ".", "..") for p in parts):
+        return "it has an empty, '.' or '..' segment"
+    if any(len(p.encode("utf-8", "surrogatepass")) > _NAME_MAX for p in parts):
+        return f"a segment is longer than {_NAME_MAX} bytes"
+    if rel == MANIFEST:
+        return f"it is the build's own {MANIFEST}"
+    return None
+
+
+def confined(rendered: Mapping[str, Iterable[str]]) -> None:
+    """Refuse (OutputError naming the target and the path) any path a target returned that `unsafe_path` rejects."""
+    for target, paths in rendered.items():
+        for rel in paths:
+            why = unsafe_path(rel)
+            if why is not None:
+                raise OutputError(f"target {target} returned the file path {rel!r}, which is not a path inside the "
+                                  f"build folder ({why}); nothing was written (a bug in the target, or a spec value "
+                                  "that becomes a path: check the spec)")
+
+
+def inside(folder: Path, root: Path) -> bool:
+    """`folder` (a folder being written into) resolves inside `root` (no segment is a symlink leading out)."""
+    return Path(os.path.realpath(folder)).is_relative_to(os.path.realpath(root))
 
 
 def publish(out: Path, fill: Callable[[Path], None], *, force: bool = False, lock_timeout: float = 600.0) -> Path:

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import gc
 import hashlib
+import os
+import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -77,26 +79,64 @@ def _strings(x: Any) -> Iterator[str]:
             yield from _strings(v)
 
 
-def spec_inputs(cluster: Cluster, spec_dir: Path) -> list[list[str]]:
+_INPUT_MAX = 64 * 1024 * 1024      # a file a spec names (a GUID map of a 24k cluster is a few MB)
+_CHUNK = 1024 * 1024
+
+
+def _file_digest(path: Path) -> str | None:
+    """sha256 of the regular file at `path`, read in chunks up to `_INPUT_MAX`; None when it is not a regular file
+    once opened (no FIFO or device is ever waited on: opened non-blocking) or is larger."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > _INPUT_MAX:
+            return None
+        h = hashlib.sha256()
+        seen = 0
+        while chunk := os.read(fd, _CHUNK):
+            seen += len(chunk)
+            if seen > _INPUT_MAX:
+                return None
+            h.update(chunk)
+        return h.hexdigest()
+    finally:
+        os.close(fd)
+
+
+def spec_inputs(cluster: Cluster, spec_dir: Path) -> list[list[str]] | None:
     """[name, sha256] of every file the spec names (a string of the spec that is the path of a file, relative to the
-    spec's folder: an InfiniBand GUID map ...): the design reads them, so a record depends on their content."""
+    spec's folder: an InfiniBand GUID map ...): the design reads them, so a record depends on their content.
+
+    Bounded: only regular files are opened (a folder, FIFO or device never is), and only those inside the spec's
+    folder of at most 64 MiB are hashed.  A string naming any other regular file (outside the folder, or larger)
+    makes the spec unrecordable (None): it is designed and rendered every time rather than keyed by a partial hash."""
     found: dict[str, str] = {}
+    root = Path(os.path.realpath(spec_dir))
     for s in _strings(cluster.model_dump(mode="json")):
         if not s or len(s) > 4096 or "\0" in s or s in found:
             continue
         path = spec_dir / s
         try:
-            if path.is_file():
-                found[s] = hashlib.sha256(path.read_bytes()).hexdigest()
+            if not stat.S_ISREG(os.stat(path).st_mode):
+                continue
+            if not Path(os.path.realpath(path)).is_relative_to(root):
+                return None
+            digest = _file_digest(path)
         except (OSError, ValueError):
             continue
+        if digest is None:
+            return None
+        found[s] = digest
     return [[k, v] for k, v in sorted(found.items())]
 
 
-def record_key(cache: RenderCache, cluster: Cluster, ctx: RenderContext, spec_dir: Path) -> str:
+def record_key(cache: RenderCache, cluster: Cluster, ctx: RenderContext, spec_dir: Path) -> str | None:
+    """The key of the spec's record; None when the spec cannot be recorded (see `spec_inputs`)."""
+    inputs = spec_inputs(cluster, spec_dir)
+    if inputs is None:
+        return None
     versions = [[t.name, t.version] for t in targets.targets()]
-    return cache.key("record", FORMAT, cluster.model_dump_json(), spec_inputs(cluster, spec_dir), versions,
-                     render_settings(ctx))
+    return cache.key("record", FORMAT, cluster.model_dump_json(), inputs, versions, render_settings(ctx))
 
 
 def device_index(cache: RenderCache, fabric: Fabric) -> dict[str, DeviceInfo]:

@@ -5,13 +5,14 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import NamedTuple
 
+from teton.catalogue.naming import PortNaming, PortPlace, port_naming
 from teton.spec.model import SwitchModel
 
 
 class Port(NamedTuple):
     """One front-panel port of a switch model, used or not."""
 
-    name: str                  # as the NOS names it: EthernetN (SONiC, by first lane), EthernetS/P/1 (EOS), 1/C/N (IB)
+    name: str                  # as the NOS names it (the model's `port_naming`, see teton.catalogue.naming)
     ordinal: int               # position in the model's port list, 0-based
     slot: int                  # line card or port module (PIM) holding it; 1 on a fixed switch
     position: int              # port number on that slot, 1-based
@@ -23,11 +24,11 @@ class Port(NamedTuple):
 
 def port_map(model: SwitchModel) -> tuple[Port, ...]:
     """Every port of `model`, in port order (one shared tuple per distinct model)."""
-    return _port_map(model.model_dump_json())
+    return _port_map(model.model_dump_json(), port_naming(model.port_naming))
 
 
 @lru_cache(maxsize=64)
-def _port_map(model_json: str) -> tuple[Port, ...]:
+def _port_map(model_json: str, naming: PortNaming) -> tuple[Port, ...]:
     model = SwitchModel.model_validate_json(model_json)
     out: list[Port] = []
     lane = 0
@@ -38,14 +39,7 @@ def _port_map(model_json: str) -> tuple[Port, ...]:
             slot, position = model.first_slot + index // per_slot, index % per_slot + 1
             if model.slots == 1:
                 slot, position = 1, index + 1
-            if model.port_naming == "sonic":
-                name = f"Ethernet{lane}"
-            elif model.port_naming == "eos-modular":
-                name = f"Ethernet{slot}/{position}/1"
-            elif model.port_naming == "eos-fixed":
-                name = f"Ethernet{index + 1}/1"
-            else:  # ib: cage/port pairs of a QM9700, "1/<cage>/<n>"
-                name = f"1/{index // 2 + 1}/{index % 2 + 1}"
+            name = naming(PortPlace(index, lane, slot, position))
             out.append(Port(name, index, slot, position, group.speed_gbps, tuple(range(lane, lane + group.lanes)),
                             group.form_factor, tuple(group.breakouts)))
             lane += group.lanes

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from teton.catalogue import builtin_models
+from teton.fabric.roles import tier_roles
 from teton.findings import Finding
 from teton.spec.model import Cluster, InfinibandBackend, RoceBackend, SwitchModel
 
@@ -26,10 +27,10 @@ def _models(c: Cluster) -> Iterator[tuple[str, SwitchModel]]:
     builtin = builtin_models()
     tiers: list[tuple[str, str]] = []
     if isinstance(c.backend, RoceBackend):
-        tiers += [(f"backend.{t}.model", getattr(c.backend, t).model) for t in ("rtsw", "ctsw", "atsw")]
+        tiers += [(f"backend.{t}.model", getattr(c.backend, t).model) for t in tier_roles("roce")]
     elif isinstance(c.backend, InfinibandBackend):
         tiers += [(f"backend.{t}.model", getattr(getattr(c.backend, t, None), "model", ""))
-                  for t in ("leaf", "spine", "core")]
+                  for t in tier_roles("infiniband")]
     if c.frontend is not None:
         tiers += [("frontend.rsw.model", c.frontend.rsw.model), ("frontend.fsw.model", c.frontend.fsw.model)]
     seen: set[str] = set()

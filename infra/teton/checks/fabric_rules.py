@@ -12,6 +12,7 @@ from teton.design.buffers import cable_m
 from teton.design.roce import RACK_UNITS
 from teton.fabric.model import Fabric
 from teton.fabric.plan import oversubscription
+from teton.fabric.roles import of_tier
 from teton.findings import Finding
 from teton.spec.model import Cluster
 
@@ -36,9 +37,9 @@ def duplicate_names(f: Fabric, file: str) -> Iterator[Finding]:
 def _asn_group(role: str, zone: int | None, name: str) -> tuple[object, ...]:
     """Devices that may share an ASN by design (RFC 7938): the ATSWs; the front-end spines; the CTSWs of one zone;
     the FSWs of one zone."""
-    if role in ("atsw", "ssw"):
+    if role in of_tier("aggregation"):
         return (role,)
-    if role in ("ctsw", "fsw"):
+    if role in of_tier("spine"):
         return (role, zone)
     return (name,)
 
@@ -106,13 +107,14 @@ def link_mismatch(f: Fabric, file: str) -> Iterator[Finding]:
             yield Finding(file, f"{plane}.mtu", f"{where}: MTU {ia.mtu} vs {ib.mtu}", rule="mtu-mismatch")
 
 
-def oversubscription_off_target(f: Fabric, file: str) -> Iterator[Finding]:
-    """A tier's downlink:uplink capacity ratio, computed from the Fabric, is off the spec's target by >10 %."""
+def oversubscription_off_goal(f: Fabric, file: str) -> Iterator[Finding]:
+    """A tier's downlink:uplink capacity ratio, computed from the Fabric, is off the spec's `oversubscription` (its
+    goal) by >10 %."""
     actual = oversubscription(f)
-    for tier, target in sorted(f.targets.items()):
+    for tier, goal in sorted(f.oversubscription_goals.items()):
         got = actual.get(tier)
-        if got is not None and abs(got - target) > TOLERANCE * target:
-            yield Finding(file, f"backend.{tier}.oversubscription", f"target {target:g}:1 but the fabric gives "
+        if got is not None and abs(got - goal) > TOLERANCE * goal:
+            yield Finding(file, f"backend.{tier}.oversubscription", f"target {goal:g}:1 but the fabric gives "
                           f"{got:.3g}:1", rule="oversubscription")
 
 
@@ -152,7 +154,7 @@ def rack_elevation(f: Fabric, file: str) -> Iterator[Finding]:
 
 
 FABRIC_RULES: tuple[FabricRule, ...] = (duplicate_names, asn_clash, loopback_clash, link_mismatch,
-                                        oversubscription_off_target, headroom_overcommitted, rack_elevation)
+                                        oversubscription_off_goal, headroom_overcommitted, rack_elevation)
 
 
 def drain_unknown(c: Cluster, f: Fabric, file: str) -> Iterator[Finding]:

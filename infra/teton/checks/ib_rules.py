@@ -17,13 +17,14 @@ from teton.design.guids import read_guid_map, resolve
 from teton.design.infiniband import IbShape, IbShapeError, ib_shape, node_names
 from teton.design.naming import host_name
 from teton.design.subnet import sm_hosts, su_hosts
+from teton.fabric.roles import tier_roles
 from teton.findings import Finding
 from teton.spec.model import Cluster, InfinibandBackend
 
 # Term as in teton.checks.spec_rules: (what, how many, ((spec path, value), ...))
 Term = tuple[str, int, tuple[tuple[str, int], ...]]
 BE = "backend"
-TIERS = ("leaf", "spine", "core")
+TIERS = tier_roles("infiniband")
 FAT_TREE_ENGINES = ("ftree", "updn", "ar_ftree")
 # upstream OpenSM 3.3 (opensm(8)), and NVIDIA's OpenSM (MLNX_OFED / UFM) on top of it
 OPENSM_ENGINES = ("minhop", "updn", "dnup", "file", "ftree", "lash", "dor", "torus-2qos", "nue", "dfsssp", "sssp")
@@ -147,7 +148,7 @@ def ib_guid_map(c: Cluster, file: str) -> Iterator[Finding]:
     if be is None or be.guid_map is None:
         return
     path = resolve(Path(file).parent, be.guid_map)
-    gm = read_guid_map(path)
+    gm = read_guid_map(path, root=Path(file).parent)
     for line, problem in gm.problems:
         yield Finding(str(path), f"{BE}.guid_map", f"the GUID map {problem}", rule="guid-map", line=line)
     if gm.problems and not gm.nodes:

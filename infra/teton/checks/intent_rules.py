@@ -10,7 +10,7 @@ import ipaddress
 from collections.abc import Iterator
 
 from teton.findings import Finding
-from teton.spec.model import Addressing, Cluster, RoceBackend
+from teton.spec.model import Addressing, Cluster, RoceBackend, RoceQos
 
 QOS = "backend.qos"
 TIMERS = "backend.bgp.timers"
@@ -38,15 +38,45 @@ def qos_conflict(c: Cluster, file: str) -> Iterator[Finding]:
         yield Finding(file, f"{QOS}.cnp_priority", f"CNP priority {q.cnp_priority} is also the lossless priority "
                       f"(lossless_priority): CNPs would share the PFC-paused RoCE queue and be held up by the "
                       f"congestion they report; use a different priority (6 is usual)", rule="qos")
-    if q.ecn_min_kbytes >= q.ecn_max_kbytes:
-        msg = (f"ECN minimum threshold {q.ecn_min_kbytes} KB is not below the maximum {q.ecn_max_kbytes} KB "
-               f"(ecn_max_kbytes): WRED/ECN marking needs min < max")
-        if q.ecn:
-            yield Finding(file, f"{QOS}.ecn_min_kbytes", msg, rule="qos")
-        else:
-            yield Finding(file, f"{QOS}.ecn_min_kbytes", msg + "; not an error while ecn is false (the thresholds "
-                          "are rendered only when ecn is true), but it will be once ECN is turned on",
-                          rule="qos", severity="warning")
+    for n, t in enumerate(q.ecn_thresholds):
+        if t.min_bytes >= t.max_bytes:
+            msg = (f"ECN minimum threshold {t.min_bytes} bytes is not below the maximum {t.max_bytes} bytes "
+                   f"({t.speed_gbps}G, {t.buffer} buffer): WRED/ECN marking needs min < max")
+            if q.ecn:
+                yield Finding(file, f"{QOS}.ecn_thresholds[{n}].min_bytes", msg, rule="qos")
+            else:
+                yield Finding(file, f"{QOS}.ecn_thresholds[{n}].min_bytes", msg + "; not an error while ecn is false "
+                              "(the thresholds are rendered only when ecn is true), but it will be once ECN is turned "
+                              "on", rule="qos", severity="warning")
+    yield from _control_class(q, file)
+    yield from _scheduling(q, file)
+
+
+def _control_class(q: RoceQos, file: str) -> Iterator[Finding]:
+    """The control class (NCCL's CTS messages) needs a DSCP and a priority of its own."""
+    for other, dscp in (("roce_dscp", q.roce_dscp), ("cnp_dscp", q.cnp_dscp)):
+        if q.control_dscp == dscp:
+            yield Finding(file, f"{QOS}.control_dscp", f"control DSCP {dscp} is also {other}: the collective's "
+                          "control messages would not get a class of their own (46 is usual)", rule="qos")
+    for other, prio in (("lossless_priority", q.lossless_priority), ("cnp_priority", q.cnp_priority), ("", 0)):
+        if q.control_priority == prio:
+            yield Finding(file, f"{QOS}.control_priority", f"control priority {prio} is also "
+                          f"{other or 'best effort (0)'}: clear-to-send messages would queue behind the data they "
+                          "admit; give them a strict-priority class of their own (5 is usual)", rule="qos")
+
+
+def _scheduling(q: RoceQos, file: str) -> Iterator[Finding]:
+    """Strict classes above the lossless one (EOS makes every queue below a round-robin queue round robin), and a
+    round-robin share left for best effort."""
+    for name, prio in (("cnp_priority", q.cnp_priority), ("control_priority", q.control_priority)):
+        if 0 < prio < q.lossless_priority:
+            yield Finding(file, f"{QOS}.{name}", f"priority {prio} is below the lossless priority "
+                          f"{q.lossless_priority}: its queue would be round robin on EOS (every queue below a "
+                          "round-robin queue is), not strict; use a priority above the lossless one", rule="qos")
+    idle = q.lossless_priority - 1 - sum(0 < p < q.lossless_priority for p in {q.cnp_priority, q.control_priority})
+    if q.lossless_priority and q.lossless_weight + max(idle, 0) >= 100:
+        yield Finding(file, f"{QOS}.lossless_weight", f"lossless weight {q.lossless_weight} % leaves nothing for "
+                      f"best effort beside {max(idle, 0)} idle round-robin queue(s) of 1 % each", rule="qos")
 
 
 def bgp_timers(c: Cluster, file: str) -> Iterator[Finding]:
@@ -122,4 +152,16 @@ def pool_overlap(c: Cluster, file: str) -> Iterator[Finding]:
         seen.append((path, use, net))
 
 
-INTENT_RULES = (qos_conflict, bgp_timers, zones_disconnected, pool_overlap)
+def single_server(c: Cluster, file: str) -> Iterator[Finding]:
+    """A management service (NTP, syslog, AAA) with exactly one server: it works, until that server is down."""
+    m = c.management
+    for key, what, lost in (("ntp_servers", "NTP", "the clocks drift and logs and certificates disagree"),
+                            ("syslog_servers", "syslog", "the switches' logs are lost"),
+                            ("aaa_servers", m.aaa_protocol.upper(), "logins fall back to the break-glass user")):
+        servers = getattr(m, key)
+        if len(servers) == 1:
+            yield Finding(file, f"management.{key}", f"one {what} server ({servers[0]}): when it is down {lost}; "
+                          "list at least two", rule="management-redundancy", severity="warning")
+
+
+INTENT_RULES = (qos_conflict, bgp_timers, zones_disconnected, pool_overlap, single_server)

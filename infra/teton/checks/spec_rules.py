@@ -14,6 +14,7 @@ from teton.design.addressing import PoolExhausted, host_block_plen, pools
 from teton.design.frontend import fe_counts, fe_rack_ports, has_zone0, zone0_racks
 from teton.design.management import FIRST_HOST, mgmt_capacity, reserved_addresses
 from teton.design.roce import RoceShape
+from teton.fabric.roles import tier_roles
 from teton.findings import Finding
 from teton.limits import MAX_DEVICES, MAX_LINKS
 from teton.spec.model import Addressing, Cluster, RoceBackend, SwitchModel
@@ -103,7 +104,7 @@ def cluster_too_large(c: Cluster, file: str) -> Iterator[Finding]:
 def _tiers(c: Cluster) -> Iterator[tuple[str, str, str]]:
     """(spec path, model name, nos) of every switch tier in the spec."""
     if isinstance(c.backend, RoceBackend):
-        for t in ("rtsw", "ctsw", "atsw"):
+        for t in tier_roles("roce"):
             tier = getattr(c.backend, t)
             yield f"backend.{t}", tier.model, tier.nos
     if c.frontend is not None:
@@ -272,7 +273,7 @@ def mtu_out_of_range(c: Cluster, file: str) -> Iterator[Finding]:
     models = catalogue_for(c)
     checks: list[tuple[str, int, str]] = []
     if isinstance(c.backend, RoceBackend):
-        checks += [("backend.mtu", c.backend.mtu, f"backend.{t}") for t in ("rtsw", "ctsw", "atsw")]
+        checks += [("backend.mtu", c.backend.mtu, f"backend.{t}") for t in tier_roles("roce")]
     if c.frontend is not None:
         checks += [("frontend.mtu", c.frontend.mtu, f"frontend.{t}") for t in ("rsw", "fsw", "ssw")]
     for path, mtu, tier in checks:

@@ -16,10 +16,10 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from teton.deploy import frr_push
-from teton.deploy.program import device_files, read_build
+from teton.buildfolder import BuildFolder
 from teton.deploy.transports import Device, TwinTransport, twin_frr_conf
 from teton.findings import TetonError
+from teton.frr import vtysh as frr_push
 from teton.secrets import PREFIX, referenced_secrets, resolve
 from teton.twin.artifacts import plan_name
 
@@ -37,7 +37,8 @@ def hide_passwords(text: str) -> str:
 
 def twin_drift(build: Path, twin: str | None = None, secrets: Mapping[str, str] | None = None) -> dict[str, Any]:
     """Per switch of the twin: the lines that differ from the build (empty: in sync)."""
-    fabric = read_build(Path(build))
+    folder = BuildFolder.open(build)
+    fabric = folder.fabric()
     name = twin or plan_name(fabric.name)
     secrets = dict(secrets_from_env() if secrets is None else secrets)
     transport = TwinTransport(name, secrets)
@@ -50,7 +51,7 @@ def twin_drift(build: Path, twin: str | None = None, secrets: Mapping[str, str] 
     def one(sw: str) -> list[str]:
         nonlocal compared
         d = fabric.devices[sw]
-        device = Device(sw, str(d.nos), device_files(Path(build), sw), d.mgmt, fabric)
+        device = Device(sw, str(d.nos), folder.device_files(sw), d.mgmt, fabric)
         intended = twin_frr_conf(device)
         running = frr_push.running_config(transport.twin.node_dir(sw))
         if referenced_secrets(intended) <= set(secrets):

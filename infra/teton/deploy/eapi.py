@@ -103,7 +103,7 @@ class EapiClient:
         """Lines `text` would change on the device (a session diffed, then aborted); secret values masked."""
         result = self._session(text, session, ["show session-config diffs", "abort"], fmt="text")
         diff = result[-2].get("output", "") if isinstance(result[-2], dict) else str(result[-2])
-        from teton.deploy.frr_push import mask
+        from teton.frr.vtysh import mask
 
         return [mask(line, masked.items()) for line in diff.splitlines()
                 if line.startswith(("+", "-")) and not line.startswith(("+++", "---"))]

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from teton.findings import TetonError
 from teton.secrets import PREFIX
+from teton.targets.ansible.unsafe import unwrap
 
 
 @dataclass(frozen=True)
@@ -40,19 +41,15 @@ class HostRack:
 
 class TwinHosts:
     def __init__(self, twin: str):
-        from teton.twin import service
-        from teton.twin.runtime import Twin
+        from teton.twin.service import load_twin
 
-        try:
-            self.twin = Twin.load(service.state_dir(twin) / "rt")
-        except Exception as exc:   # noqa: BLE001 (not up, or a corrupt state: both "not up")
-            raise TetonError(f"twin {twin!r} is not up ({exc}); run `teton twin up` first") from None
+        self.twin = load_twin(twin)
 
     def apply(self, rack: HostRack) -> None:
         problems = []
         for host in rack.hosts:
             rel = f"ansible/host_vars/{host}.json"
-            want = {a for rail in json.loads(rack.files.get(rel, "{}")).get("teton_rails", [])
+            want = {a for rail in unwrap(json.loads(rack.files.get(rel, "{}"))).get("teton_rails", [])
                     for a in rail.get("addresses", [])}
             try:
                 ns = self.twin.netns(host)

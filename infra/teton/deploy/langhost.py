@@ -10,7 +10,8 @@ The servicer is the Python SDK's own (`pulumi.automation._server.LanguageServer`
 pinned in pyproject.toml and tests/deploy/test_pulumi_e2e.py runs it under the engine).  `Run` points it at the
 project's program (`request.info`: program directory and entry point, `main:` of Pulumi.yaml) and at the engine's
 address from the command line, runs the program with `runpy` as `python <dir>` would, in the engine's working
-directory, and reports the program's errors to the engine.
+directory, and reports the program's errors to the engine.  The project folder (where Pulumi.yaml is) goes to the
+program as `$TETON_PROJECT_DIR`: the paths of the stack config are relative to it.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from pulumi.automation._server import LanguageServer
 from pulumi.runtime.proto import language_pb2, language_pb2_grpc, plugin_pb2
 
 from teton.deploy.plugin import serve_plugin
+from teton.deploy.settings import PROJECT_DIR_ENV
 
 SDK_VERSION = "3.272.0"    # the pinned SDK whose servicer this host serves (pyproject.toml)
 
@@ -55,6 +57,8 @@ class ProgramHost(LanguageServer):
         self._target = program_path(request.info.program_directory, request.info.entry_point, request.program)
         if request.pwd:
             os.chdir(request.pwd)
+        if request.info.root_directory:        # where Pulumi.yaml is: the program resolves config paths there
+            os.environ[PROJECT_DIR_ENV] = request.info.root_directory
         run = language_pb2.RunRequest()
         run.CopyFrom(request)
         del run.args[:]

@@ -8,27 +8,27 @@ dependencies: every switch of wave k depends on the gate of wave k-1, and the ga
 wave k, so the engine pushes a wave only after the previous one passed its gate, and stops at the first failure.
 
 Stack config (namespace `teton`): `spec` (required: names the cluster), `build` (default build/<cluster>),
-`target` (`twin` or `live`), `twin` (the twin's name, default the cluster's), `secrets` (a secret object),
-`rolloutFraction`, `rolloutMaxWave`, `canary` (a list of switch names).
+`mode` (`twin` or `live`; `target` is its older spelling), `twin` (the twin's name, default the cluster's),
+`secrets` (a secret object), `rolloutFraction`, `rolloutMaxWave`, `canary` (a list of switch names).
 """
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
-import json
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
+from teton.buildfolder import SUBNET_MANAGER_DIR, BuildFolder, Placement
 from teton.deploy.registrar import Registrar, StepFailed
 from teton.deploy.rollout import RolloutPolicy, Wave, plan_waves
-from teton.fabric.model import Fabric
-from teton.fabric.serialize import FORMAT, load_fabric
+from teton.fabric.roles import tier_roles
 from teton.findings import TetonError
-from teton.manifest import read_manifest
-from teton.twin.artifacts import SWITCH_ROLES, plan_name
+from teton.secrets import SecretError, SecretKind, references, secret_value
+from teton.twin.artifacts import plan_name
 
 CLUSTER, ZONE, RACK = "teton:index:Cluster", "teton:index:Zone", "teton:index:Rack"
 SWITCH = "teton:index:Switch"
@@ -42,52 +42,10 @@ PLAYBOOKS = Path(__file__).resolve().parents[3] / "playbooks"
 @dataclass(frozen=True)
 class Settings:
     build: Path
-    target: str = "twin"
+    mode: str = "twin"                                   # the deploy mode: twin or live
     twin: str | None = None
     policy: RolloutPolicy = RolloutPolicy()
     playbooks: Path = PLAYBOOKS
-
-
-class Placed(NamedTuple):
-    """A device as the program needs it: where it sits and how it is reached (not the whole Fabric)."""
-
-    name: str
-    role: str
-    nos: str | None
-    zone: int | None
-    rack: str
-    mgmt: str | None
-
-
-def read_build(build: Path) -> Fabric:
-    """The build's whole Fabric (what the provider and `teton drift` check against)."""
-    if read_manifest(build) is None:
-        raise TetonError(f"{build} is not a teton build folder (no manifest.json): run `teton render SPEC` first")
-    return load_fabric((build / "fabric.json").read_text())
-
-
-def read_placements(build: Path) -> tuple[str, list[Placed]]:
-    """The cluster's name and every device's placement, straight from fabric.json's device records (the program
-    needs no more; building the whole Fabric of the 24k cluster costs seconds a preview should not spend)."""
-    if read_manifest(build) is None:
-        raise TetonError(f"{build} is not a teton build folder (no manifest.json): run `teton render SPEC` first")
-    try:
-        data = json.loads((build / "fabric.json").read_text())
-        head = data["fabric"]
-        if head.get("format") != FORMAT:
-            raise TetonError(f"{build}/fabric.json is format {head.get('format')!r}; this teton reads {FORMAT}: "
-                             "render the spec again")
-        return head["cluster"], [Placed(d["name"], d["role"], d["nos"], d["zone"], d["rack"], d["mgmt"])
-                                 for d in data["devices"]]
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise TetonError(f"{build}/fabric.json cannot be read: {exc}") from None
-
-
-def device_files(build: Path, name: str) -> dict[str, str]:
-    folder = build / "devices" / name
-    if not folder.is_dir():
-        raise TetonError(f"{folder} is missing: the build has no files for switch {name} (rendered with --only?)")
-    return {p.name: p.read_text() for p in sorted(folder.iterdir()) if p.is_file()}
 
 
 def playbooks_digest(folder: Path) -> str:
@@ -99,12 +57,12 @@ def playbooks_digest(folder: Path) -> str:
     return h.hexdigest()
 
 
-def on_twin(d: Placed) -> bool:
+def on_twin(d: Placement) -> bool:
     """What the twin runs: the backend switches and the GPU hosts."""
-    return d.role in SWITCH_ROLES or d.role == "host"
+    return d.role in tier_roles("roce") or d.role == "host"
 
 
-def zone_name(d: Placed) -> str:
+def zone_name(d: Placement) -> str:
     return f"z{d.zone:02d}" if d.zone is not None else "core"
 
 
@@ -123,23 +81,23 @@ class StackPlan:
 
 def plan_stack(settings: Settings) -> StackPlan:
     """The resources of the build in `settings`: inputs read from the build folder, waves decided (no engine)."""
-    build = settings.build.resolve()
-    cluster_name, placed = read_placements(build)
+    build = BuildFolder.open(settings.build.resolve())
+    cluster_name, placed = build.cluster(), build.placements()
     devices = {d.name: d for d in placed}
     twin = settings.twin or plan_name(cluster_name)
-    live = settings.target == "live"
-    if settings.target not in ("twin", "live"):
-        raise TetonError(f"config teton:target is {settings.target!r}: use 'twin' or 'live'")
+    live = settings.mode == "live"
+    if settings.mode not in ("twin", "live"):
+        raise TetonError(f"config teton:mode is {settings.mode!r}: use 'twin' or 'live'")
     managed = [d for d in placed if live or on_twin(d)]
     switches = [d for d in managed if d.nos is not None and d.nos != SUBNET_MANAGED]
     # no path in the inputs: moving the build folder or the checkout must not look like a change of every device
-    common = {"transport": settings.target, "twin": twin, "cluster": cluster_name}
+    common = {"transport": settings.mode, "twin": twin, "cluster": cluster_name}
     ib = [d.name for d in placed if d.nos == SUBNET_MANAGED]
     subnet = subnet_manager_inputs(build, common) if ib and live else None
     racks: dict[str, str] = {}
     waves = []
     for w in plan_waves(switches, settings.policy):
-        files = {name: device_files(build, name) for name in w.devices}
+        files = {name: build.device_files(name) for name in w.devices}
         members = []
         for name in w.devices:
             d = devices[name]
@@ -155,13 +113,10 @@ def plan_stack(settings: Settings) -> StackPlan:
     playbooks = playbooks_digest(settings.playbooks) if live and settings.playbooks.is_dir() else ""
     host_racks = []
     for rack, hosts in sorted(hosts_by_rack.items()):
-        vars_dir = build / "ansible" / "host_vars"
-        host_files = {f"ansible/host_vars/{h}.json": (vars_dir / f"{h}.json").read_text()
-                      for h in sorted(hosts) if (vars_dir / f"{h}.json").is_file()}
-        host_racks.append({"rack": rack, "hosts": sorted(hosts), "files": host_files, "playbooks": playbooks,
-                           **common})
+        host_racks.append({"rack": rack, "hosts": sorted(hosts), "files": build.host_vars(hosts),
+                           "playbooks": playbooks, **common})
     deployed = {d.name for d in switches} | (set(ib) if subnet is not None else set())
-    summary = {"cluster": cluster_name, "target": settings.target, "switches": len(switches),
+    summary = {"cluster": cluster_name, "target": settings.mode, "switches": len(switches),
                "host_racks": len(host_racks),
                "waves": [{"name": w.name, "devices": len(w.devices)} for w, _, _ in waves],
                "not_on_twin": sorted(d.name for d in placed if d.nos is not None and d.name not in deployed)}
@@ -169,16 +124,34 @@ def plan_stack(settings: Settings) -> StackPlan:
                      summary, subnet)
 
 
-def subnet_manager_inputs(build: Path, common: dict[str, Any]) -> dict[str, Any]:
+def check_secrets(plan: StackPlan, secrets: Mapping[str, str]) -> None:
+    """Every secret the files of the plan's resources reference is given and a value of its kind (the field it
+    stands in), before anything is registered: TetonError, one line naming the secret and a device that uses it,
+    never the value.  (Resolution at push time checks the same again; this makes a bad secret stop the program
+    before the first canary instead of after it.)"""
+    where: dict[tuple[str, SecretKind], str] = {}
+    resources = [(m["device"], m["files"]) for _, members, _ in plan.waves for m in members]
+    if plan.subnet_manager is not None:
+        resources.append(("the subnet manager", plan.subnet_manager.get("files", {})))
+    for name, files in resources:
+        for text in files.values():
+            for ref in references(text):
+                where.setdefault(ref, name)
+    for (secret, kind), device in sorted(where.items(), key=lambda r: (r[0][0], r[0][1].name)):
+        try:
+            secret_value(secret, secrets, kind)
+        except SecretError as exc:
+            raise TetonError(f"config teton:secrets: {exc.args[0]} (used by {device})") from None
+
+
+def subnet_manager_inputs(build: BuildFolder, common: dict[str, Any]) -> dict[str, Any]:
     """An InfiniBand backend's switches are configured by its subnet manager: one resource holds the OpenSM target's
-    files (`ib/`), pushed to the subnet manager hosts the design named (master first)."""
-    data = json.loads((build / "fabric.json").read_text())["fabric"].get("subnet_manager") or {}
-    folder = build / "ib"
-    files = {f"ib/{p.name}": p.read_text() for p in sorted(folder.iterdir()) if p.is_file()} if folder.is_dir() else {}
+    files, pushed to the subnet manager hosts the design named (master first)."""
+    sm = build.subnet_manager()
+    files = build.folder_texts(SUBNET_MANAGER_DIR)
     if not files:
-        raise TetonError(f"{folder} is missing: render the spec with the opensm target")
-    return {"name": "opensm", "files": files, "hosts": [i[0] for i in data.get("instances", [])],
-            "config_dir": data.get("config_dir", "/etc/opensm"), **common}
+        raise TetonError(f"{build.root}/{SUBNET_MANAGER_DIR} is missing: render the spec with the opensm target")
+    return {"name": "opensm", "files": files, "hosts": list(sm.hosts), "config_dir": sm.config_dir, **common}
 
 
 async def deploy(plan: StackPlan, registrar: Registrar, stack_urn: str) -> dict[str, Any]:
@@ -208,7 +181,7 @@ async def deploy(plan: StackPlan, registrar: Registrar, stack_urn: str) -> dict[
     return plan.summary
 
 
-def _gate(w: Wave, devices: dict[str, Placed], files: dict[str, dict[str, str]],
+def _gate(w: Wave, devices: dict[str, Placement], files: dict[str, dict[str, str]],
           common: dict[str, Any]) -> dict[str, Any]:
     """The gate of wave `w`: its inputs change exactly when a file of one of its switches does."""
     h = hashlib.sha256()

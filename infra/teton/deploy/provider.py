@@ -42,22 +42,18 @@ from google.protobuf import empty_pb2, struct_pb2
 from google.protobuf.json_format import MessageToDict
 from pulumi.runtime.proto import plugin_pb2, provider_pb2, provider_pb2_grpc
 
+from teton.buildfolder import BuildFolder
+from teton.deploy import modes  # noqa: F401  (registers the built-in transports)
+from teton.deploy import settings as stack_settings
 from teton.deploy.hosts import HostRack, host_transport
 from teton.deploy.plugin import serve_plugin
 from teton.deploy.program import GATE, HOST_RACK, PLAYBOOKS, SUBNET_MANAGER, SWITCH
 from teton.deploy.push import resolve_files
 from teton.deploy.registrar import to_struct
-from teton.deploy.transports import (
-    Device,
-    EosTransport,
-    SonicSshTransport,
-    SubnetManagerSsh,
-    Transport,
-    TwinTransport,
-)
+from teton.deploy.transports import Device, SubnetManagerSsh, Transport
 from teton.fabric.model import Fabric
-from teton.fabric.serialize import load_fabric
 from teton.findings import TetonError
+from teton.targets.transports import TransportSettings, transport_factory
 
 VERSION = "0.1.0"
 DIFFED = {SWITCH: ("files", "nos", "transport", "twin", "mgmt"),
@@ -110,7 +106,7 @@ def detailed_diff(kind: str, olds: dict[str, Any], news: dict[str, Any],
 class Provider(provider_pb2_grpc.ResourceProviderServicer):
     def __init__(self) -> None:
         self.config: dict[str, Any] = {}
-        self._fabrics: dict[tuple[str, float], Fabric] = {}
+        self._folders: dict[Path, BuildFolder] = {}
         self._transports: dict[tuple[str, str], Any] = {}
         self._lock = threading.Lock()
         self.pushed: dict[int, list[tuple[Device, Transport, Any]]] = defaultdict(list)   # wave -> this run
@@ -214,15 +210,10 @@ class Provider(provider_pb2_grpc.ResourceProviderServicer):
         return Path(self.config.get("build") or Path("build") / str(props.get("cluster", ""))).resolve()
 
     def fabric(self, build: str | Path) -> Fabric:
-        path = Path(build) / "fabric.json"
-        try:
-            key = (str(path), path.stat().st_mtime)
-        except OSError:
-            raise TetonError(f"{build} is not a teton build folder (no fabric.json)") from None
+        """The Fabric of the build folder `build`, read once for the life of the provider (one engine run)."""
         with self._lock:
-            if key not in self._fabrics:
-                self._fabrics[key] = load_fabric(path.read_text())
-            return self._fabrics[key]
+            folder = self._folders.setdefault(Path(build), BuildFolder(build))
+            return folder.fabric()
 
     def transport(self, props: dict[str, Any], nos: str) -> Any:
         how = props.get("transport", "twin")
@@ -233,31 +224,24 @@ class Provider(provider_pb2_grpc.ResourceProviderServicer):
             return self._transports[key]
 
     def _make_transport(self, how: str, nos: str, props: dict[str, Any]) -> Any:
-        secrets = self.secrets()
-        if how == "twin":
-            return TwinTransport(str(props.get("twin")), secrets)
-        if how != "live":
-            raise TetonError(f"transport {how!r}: use 'twin' or 'live'")
-        if nos == "eos":
-            verify = self.config.get("eapiVerify", True)
-            verify = False if str(verify).lower() == "false" else True if str(verify).lower() == "true" else verify
-            creds = (secrets.get("eapi_user", "admin"), secrets.get("eapi_password", ""))
-            return EosTransport(secrets, creds, verify=verify, port=int(self.config.get("eapiPort", 443)))
-        if nos == "sonic":
-            return SonicSshTransport(secrets, user=secrets.get("ssh_user", "admin"))
-        raise TetonError(f"no live transport for NOS {nos!r}")
+        """The transport registered for (deploy mode, NOS): `teton.targets.transports`."""
+        try:
+            factory = transport_factory(how, nos)
+        except LookupError as exc:
+            raise TetonError(str(exc)) from None
+        return factory(TransportSettings(self.secrets(), self.config, str(props.get("twin", ""))))
 
     def device(self, props: dict[str, Any]) -> Device:
         return Device(props["device"], props["nos"], dict(props.get("files") or {}), props.get("mgmt"),
                       self.fabric(self.build(props)))
 
     def timeout(self) -> float:
-        return float(self.config.get("checkTimeout", 30))
+        return stack_settings.check_timeout(self.config.get("checkTimeout"))
 
     def adopting(self) -> bool:
         """`teton:adopt true`: record the build as what the devices run, touching none (a cluster configured before
         teton managed it); `pulumi refresh` then reports any drift."""
-        return str(self.config.get("adopt", "false")).lower() == "true"
+        return stack_settings.adopt(self.config.get("adopt"))
 
     def _apply(self, kind: str, props: dict[str, Any]) -> dict[str, Any]:
         if self.adopting():
@@ -322,7 +306,7 @@ class Provider(provider_pb2_grpc.ResourceProviderServicer):
 
     def _subnet_manager(self, props: dict[str, Any]) -> dict[str, Any]:
         if props.get("transport") != "live":
-            raise TetonError("the twin has no InfiniBand fabric (tests/ib runs OpenSM over ibsim): use target live")
+            raise TetonError("the twin has no InfiniBand fabric (tests/ib runs OpenSM over ibsim): use mode live")
         secrets = self.secrets()
         files = resolve_files("opensm", dict(props.get("files") or {}), secrets)
         SubnetManagerSsh(secrets, user=secrets.get("ssh_user", "admin")).push(

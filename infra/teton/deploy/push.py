@@ -8,24 +8,22 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from teton import targets
+from teton.buildfolder import BuildFolder, device_of, device_path
 from teton.findings import TetonError
-from teton.targets import BuildFiles, Files
-from teton.validate.rendered import load_build_fabric
+from teton.targets import Files
 
 
-def pushable_files(build: Path, device: str, secrets: Mapping[str, str]) -> Files:
+def pushable_files(build: BuildFolder | Path, device: str, secrets: Mapping[str, str]) -> Files:
     """{path: text} of `device`'s files in the build folder `build`, secrets resolved for its NOS."""
-    source = BuildFiles(Path(build))
-    fabric = load_build_fabric(source)
+    build = build if isinstance(build, BuildFolder) else BuildFolder(build)
+    fabric = build.fabric()
     d = fabric.devices.get(device)
     if d is None or d.nos is None:
         raise TetonError(f"{device!r} is no switch of the build in {build}")
     target = targets.nos_target(d.nos)
     if target is None:
         raise TetonError(f"no target renders {d.nos!r}")
-    prefix = f"devices/{device}/"
-    names = sorted(p.relative_to(build).as_posix() for p in (Path(build) / prefix).iterdir() if p.is_file())
-    files = {rel: source.text(rel) for rel in names}
+    files = {device_path(device, name): text for name, text in build.device_files(device).items()}
     try:
         return target.resolve_secrets(files, secrets)
     except KeyError as exc:
@@ -41,5 +39,5 @@ def resolve_files(nos: str, files: Files, secrets: Mapping[str, str]) -> Files:
     try:
         return target.resolve_secrets(files, secrets)
     except KeyError as exc:
-        device = next(iter(files), "?").split("/")[1] if files else "?"
+        device = (device_of(next(iter(files))) if files else None) or "?"
         raise TetonError(f"{device}: {exc.args[0]}") from None

@@ -20,8 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Protocol
 
-TIER_ORDER = ("rtsw", "fe-rsw", "leaf", "ctsw", "fsw", "spine", "atsw", "ssw", "core")
-"""Tiers from the racks up; a NOS-configured role not listed goes last, in name order."""
+from teton.fabric.roles import deploy_rank
 
 
 class Switch(Protocol):
@@ -62,7 +61,9 @@ def blast_group(d: Switch) -> tuple[str, object]:
 
 
 def _tier_rank(role: str) -> tuple[int, str]:
-    return (TIER_ORDER.index(role), role) if role in TIER_ORDER else (len(TIER_ORDER), role)
+    """Tiers from the racks up (`teton.fabric.roles`); a NOS-configured role it does not know goes last, in name
+    order."""
+    return deploy_rank(role), role
 
 
 def default_canary(switches: Iterable[Switch]) -> tuple[str, ...]:

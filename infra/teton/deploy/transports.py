@@ -10,7 +10,7 @@ and the secrets, and knows how to
 
 | target | NOS | transport |
 | --- | --- | --- |
-| twin | sonic | the switch's frr.conf into its twin FRR with frr-reload (`teton.deploy.frr_push`) |
+| twin | sonic | the switch's frr.conf into its twin FRR with frr-reload (`teton.frr.vtysh`) |
 | twin | eos | the FRR spelling of the routing read back from its structured config (what the twin runs for EOS) |
 | live | eos | eAPI JSON-RPC over HTTPS: a configure session replaced with the startup-config, then commit or abort |
 | live | sonic | SSH: `config replace` of config_db.json and frr-reload of frr.conf in the bgp container |
@@ -22,17 +22,19 @@ Snapshots hold resolved text and live only in the provider's memory.
 from __future__ import annotations
 
 import json
-import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
 from teton import targets
-from teton.deploy import frr_push
+from teton.buildfolder import device_path
 from teton.deploy.push import resolve_files
+from teton.expect import NO_FAILURES, PingProbe, Promise, Sampling, promise, wait_until_kept
 from teton.fabric.model import Fabric
 from teton.findings import TetonError
+from teton.frr import vtysh as frr_push
+from teton.frr.vty import established_peers
 from teton.secrets import resolve
 from teton.targets import BuildFiles, Files
 
@@ -46,7 +48,7 @@ class Device:
     fabric: Fabric | None = field(default=None, compare=False)   # the build's Fabric (expectations, EOS on the twin)
 
     def build_files(self) -> Files:
-        return {f"devices/{self.name}/{k}": v for k, v in self.files.items()}
+        return {device_path(self.name, k): v for k, v in self.files.items()}
 
 
 class Transport(Protocol):
@@ -78,15 +80,11 @@ class TwinTransport:
     """The digital twin named `twin` (`teton twin up`): one FRR per switch in a network namespace."""
 
     def __init__(self, twin: str, secrets: Mapping[str, str]):
-        from teton.twin import service
-        from teton.twin.runtime import Twin
+        from teton.twin.service import load_twin
 
         self.name = twin
         self.secrets = dict(secrets)
-        try:
-            self.twin = Twin.load(service.state_dir(twin) / "rt")
-        except Exception as exc:     # noqa: BLE001 (TwinError, OSError, a corrupt state file: all mean "not up")
-            raise TetonError(f"twin {twin!r} is not up ({exc}); run `teton twin up` first") from None
+        self.twin = load_twin(twin)
 
     def _dir(self, device: Device) -> Path:
         if device.name not in set(self.twin.switches):
@@ -118,46 +116,51 @@ class TwinTransport:
         return frr_push.mask(text, self.secrets.items())
 
     def check(self, device: Device, timeout: float) -> list[str]:
-        """Its sessions Established as its routing intent lists them, and the kernel's ECMP width towards every
-        other rack as the design promises; waits up to `timeout` seconds for both."""
-        from teton.twin.expect import EcmpModel, expected_sessions
+        """What the design promises this switch shows (`teton.expect`): its sessions Established, and the kernel's
+        ECMP width towards a sample of the other racks; waits up to `timeout` seconds for both."""
+        from teton.twin.service import TwinObserver
 
-        assert device.fabric is not None
-        fabric = device.fabric
-        want = expected_sessions(fabric, [device.name], _no_failures()).get(device.name, 0)
-        model = EcmpModel(fabric)
-        racks = sorted(n for n, d in fabric.devices.items() if d.role == "rtsw" and n != device.name)[:64]
-        probes = {t: model.next_hops(device.name, t) for t in racks}
-        deadline = time.monotonic() + timeout
-        while True:
-            problems: list[str] = []
-            try:
-                got = len(self.twin.established_peers(self.twin.bgp_summary(device.name)))
-            except Exception as exc:   # noqa: BLE001 (the daemon may be restarting: a problem, not a crash)
-                got, problems = -1, [f"bgpd does not answer: {exc}"]
-            if got != want:
-                problems.append(f"{max(got, 0)}/{want} BGP sessions established")
-            for t, width in probes.items():
-                d = fabric.devices[t]
-                prefix = (d.prefixes4 or d.prefixes6 or (None,))[0]
-                if prefix is None:
-                    continue
-                have = self.twin.kernel_nexthops(device.name, prefix)
-                if have != width:
-                    problems.append(f"{have} next hops towards {t} ({prefix}), the design has {width}")
-            if not problems or time.monotonic() > deadline:
-                return problems
-            time.sleep(0.2)
+        report = wait_until_kept(_promise(device, Sampling(ecmp=TWIN_CHECK_ECMP, pings=0, ecmp_from=(device.name,))),
+                                 TwinObserver(self.twin), timeout)
+        return report.problems(named=False)
 
     def drift(self, device: Device) -> list[str]:
         running = frr_push.running_config(self._dir(device))
         return [self.masked(x) for x in frr_push.delta(running, self._config(device), hostname=device.name).lines()]
 
 
-def _no_failures() -> Any:
-    from teton.twin.expect import Failures
+TWIN_CHECK_ECMP = 64   # ECMP widths a switch's health check on the twin probes (towards other racks)
+LIVE_CHECK = Sampling(ecmp=0, pings=0)   # a live switch is asked for its sessions only
 
-    return Failures([], [])
+
+def _promise(device: Device, sampling: Sampling) -> Promise:
+    """What the design promises `device` shows, without failures (`teton.expect.promise`)."""
+    if device.fabric is None or device.name not in device.fabric.devices:
+        raise TetonError(f"{device.name}: no fabric to check it against")
+    return promise(device.fabric, [device.name], NO_FAILURES, sampling)
+
+
+@dataclass(frozen=True)
+class _SessionsOnly:
+    """An `teton.expect.Observer` of one live switch that answers only how many sessions are Established."""
+
+    count: Callable[[], int]
+
+    def established(self, switch: str) -> int:
+        return self.count()
+
+    def nexthops(self, switch: str, prefix: str) -> int:
+        raise TetonError(f"{switch}: next hops are not read from a live switch")
+
+    def reaches(self, probe: PingProbe) -> bool:
+        raise TetonError(f"{probe.host}: pings are not run on a live fabric")
+
+
+def _live_check(device: Device, count: Callable[[], int], timeout: float) -> list[str]:
+    """At least the sessions the design promises the switch (it may have peers of its own beside them)."""
+    report = wait_until_kept(_promise(device, LIVE_CHECK), _SessionsOnly(count), timeout, interval=1.0,
+                             sessions_at_least=True)
+    return report.problems(named=False)
 
 
 # ------------------------------------------------------------------------------------------------------ live
@@ -174,7 +177,7 @@ class EosTransport:
 
     def _startup(self, device: Device) -> str:
         return resolve_files(device.nos, device.build_files(), self.secrets)[
-            f"devices/{device.name}/startup-config"]
+            device_path(device.name, "startup-config")]
 
     def snapshot(self, device: Device) -> str:
         return self._client(self._host(device)).running_config()
@@ -186,13 +189,7 @@ class EosTransport:
         self._client(self._host(device)).replace_config(str(snapshot), session=f"teton-rollback-{device.name}")
 
     def check(self, device: Device, timeout: float) -> list[str]:
-        want = _designed_sessions(device)
-        deadline = time.monotonic() + timeout
-        while True:
-            got = self._client(self._host(device)).established_peers()
-            if got >= want or time.monotonic() > deadline:
-                return [] if got >= want else [f"{got}/{want} BGP sessions established"]
-            time.sleep(1.0)
+        return _live_check(device, self._client(self._host(device)).established_peers, timeout)
 
     def drift(self, device: Device) -> list[str]:
         return self._client(self._host(device)).session_diff(self._startup(device), masked=self.secrets)
@@ -236,29 +233,24 @@ class SonicSshTransport:
 
     def push(self, device: Device) -> None:
         files = resolve_files(device.nos, device.build_files(), self.secrets)
-        p = f"devices/{device.name}/"
-        self._apply(device, files[p + "config_db.json"], files[p + "frr.conf"])
+        self._apply(device, files[device_path(device.name, "config_db.json")],
+                    files[device_path(device.name, "frr.conf")])
 
     def restore(self, device: Device, snapshot: Any) -> None:
         config_db, frr_conf = snapshot
         self._apply(device, config_db, frr_conf)
 
     def check(self, device: Device, timeout: float) -> list[str]:
-        want = _designed_sessions(device)
-        deadline = time.monotonic() + timeout
-        while True:
+        def count() -> int:
             summary = json.loads(self._run(device, "sudo vtysh -c 'show bgp summary json'") or "{}")
-            from teton.twin.vty import established_peers
+            return len(established_peers(summary))
 
-            got = len(established_peers(summary))
-            if got >= want or time.monotonic() > deadline:
-                return [] if got >= want else [f"{got}/{want} BGP sessions established"]
-            time.sleep(1.0)
+        return _live_check(device, count, timeout)
 
     def drift(self, device: Device) -> list[str]:
         files = resolve_files(device.nos, device.build_files(), self.secrets)
         running = frr_push.strip_header(self._run(device, "sudo vtysh -c 'show running-config'"))
-        d = frr_push.delta(running, files[f"devices/{device.name}/frr.conf"], hostname=device.name)
+        d = frr_push.delta(running, files[device_path(device.name, "frr.conf")], hostname=device.name)
         return [frr_push.mask(x, self.secrets.items()) for x in d.lines()]
 
 
@@ -291,7 +283,3 @@ class SubnetManagerSsh:
                 raise TetonError(f"{host}: restarting opensm failed (rc {res.returncode}): "
                                  f"{frr_push.mask(res.stderr, self.secrets.items())[-300:]}")
 
-
-def _designed_sessions(device: Device) -> int:
-    d = device.fabric.devices.get(device.name) if device.fabric is not None else None
-    return len(d.routing.neighbors) if d is not None and d.routing is not None else 0

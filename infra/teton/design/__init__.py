@@ -55,10 +55,11 @@ def _freeze(cluster: Cluster, draft: DraftFabric, sm: SubnetManager | None) -> F
     backend_qos: Qos | None = None
     backend_policy: SwitchPolicy | None = None
     bgp, drained = FRONTEND_BGP, set[str]()
-    if isinstance(be, RoceBackend):
-        backend_qos, backend_policy, bgp, drained = qos(be.qos), policy(be), be.bgp, set(be.drain)
     mgmt = management(cluster)
     topology = draft.frozen()
+    if isinstance(be, RoceBackend):
+        speeds = {i.speed_gbps for d in topology.values() if d.plane == "backend" for i in d.interfaces}
+        backend_qos, backend_policy, bgp, drained = qos(be.qos, speeds), policy(be), be.bgp, set(be.drain)
     limits = maximum_prefixes(topology.values())
     cache: BufferCache = {}
     devices: dict[str, Device] = {}
@@ -68,6 +69,7 @@ def _freeze(cluster: Cluster, draft: DraftFabric, sm: SubnetManager | None) -> F
         elif d.nos is not None:
             backend = d.plane == "backend"
             d = replace(d, routing=routing(d, topology, bgp, limits[d.plane], name in drained,
+                                           cluster.frontend.password_secret if cluster.frontend else None,
                                            d.role == "ssw" and _edge_default(cluster)),
                         qos=backend_qos if backend else None, management=mgmt,
                         buffers=buffers(draft.models[d.model], d.interfaces, cache) if backend else None,
@@ -82,7 +84,7 @@ def _freeze(cluster: Cluster, draft: DraftFabric, sm: SubnetManager | None) -> F
     return Fabric(name=draft.name, site=draft.site, backend=draft.backend, devices=MappingProxyType(devices),
                   links=tuple(draft.links), models=MappingProxyType(dict(sorted(draft.models.items()))),
                   qos=backend_qos, management=mgmt, policy=backend_policy,
-                  targets=MappingProxyType(dict(draft.targets)),
+                  oversubscription_goals=MappingProxyType(dict(draft.oversubscription_goals)),
                   duplicate_names=tuple(draft.duplicate_names), subnet_manager=sm,
                   hosts=host_settings(cluster, devices, backend_qos, sm))
 

@@ -2,6 +2,8 @@
 
 Allocation is a pure function of an index, so it is deterministic and O(1) per address.  A pool that is too small
 raises PoolExhausted, which the checks turn into a finding (see `teton.checks.spec_rules.pool_exhausted`).
+IPv6 link nets and loopbacks skip every block that holds an address with an all-zero interface id (the
+Subnet-Router anycast address: RFC 6164 section 5.1, RFC 4291 section 2.6.1), so `fd00:1::/127` is never handed out.
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ import socket
 from dataclasses import dataclass
 
 from teton.spec.model import Addressing, AddressPools
+
+IID = (1 << 64) - 1        # the interface-id half of an IPv6 address
 
 
 class PoolExhausted(Exception):
@@ -38,7 +42,13 @@ class Pool:
 
     @property
     def capacity(self) -> int:
-        return 1 << (self.plen - self._net.prefixlen)
+        """Blocks it hands out: IPv6 ones less those holding an all-zero interface id (one per /64 it spans)."""
+        net = self._net
+        blocks = 1 << (self.plen - net.prefixlen)
+        if net.version == 6 and self.plen > 64:
+            zero = 1 << max(0, 64 - net.prefixlen) if net.prefixlen <= 64 else int(not int(net.network_address) & IID)
+            blocks -= zero
+        return blocks
 
     def block(self, i: int) -> tuple[int, int]:
         """(first address as int, size) of block i."""
@@ -66,7 +76,7 @@ class LinkNets:
             a = self._v4base + 2 * i
             n4, s4 = f"{_v4(a)}/31", f"{_v4(a + 1)}/31"
         if self._v6base is not None:
-            a = self._v6base + 2 * i
+            a = nonzero_iid(self._v6base, i, 2)
             n6, s6 = f"{_v6(a)}/127", f"{_v6(a + 1)}/127"
         return (n4, n6), (s4, s6)
 
@@ -99,8 +109,20 @@ def host_block_plen(family: int, links: int) -> int:
 
 
 def loopback(pool: Pool, i: int) -> str:
-    start, _ = pool.block(i)
-    return f"{_v4(start)}/32" if pool.plen == 32 else f"{_v6(start)}/128"
+    if pool.plen == 32:
+        start, _ = pool.block(i)
+        return f"{_v4(start)}/32"
+    return f"{_v6(nonzero_iid(pool.block(0)[0], i, 1))}/128"
+
+
+def nonzero_iid(base: int, i: int, step: int) -> int:
+    """First address of the i-th block of `step` IPv6 addresses from `base` that holds no all-zero interface id: block 0
+    of every /64 is skipped (RFC 6164 section 5.1)."""
+    per64 = (1 << 64) // step
+    start64, offset = base & ~IID, (base & IID) // step
+    used = i if offset == 0 else offset - 1 + i          # usable blocks before it, counted from the /64's start
+    position = used + used // (per64 - 1) + 1
+    return start64 + position * step
 
 
 def pools(addressing: Addressing, which: str, *, v4_plen: int, v6_plen: int) -> tuple[Pool | None, Pool | None]:

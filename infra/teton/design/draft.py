@@ -47,7 +47,7 @@ class DraftFabric:
     devices: dict[str, Draft] = field(default_factory=dict)      # in design order (management addresses follow it)
     links: list[Link] = field(default_factory=list)
     models: dict[str, SwitchModel] = field(default_factory=dict)
-    targets: dict[str, float] = field(default_factory=dict)
+    oversubscription_goals: dict[str, float] = field(default_factory=dict)
     duplicate_names: list[str] = field(default_factory=list)
 
     def add(self, device: Draft) -> Draft:

@@ -13,7 +13,9 @@ A node is a switch (named as its device) or a host's HCA, named as its node desc
 from __future__ import annotations
 
 import hashlib
+import os
 import re
+import stat
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -21,7 +23,10 @@ from pathlib import Path
 from teton import limits
 
 LOCAL_PREFIX = 0x02 << 56
-_LINE = re.compile(r'^\s*(0[xX][0-9a-fA-F]{1,16})\s+"([^"]{1,128})"(?:\s+(0[xX][0-9a-fA-F]{1,16}))?\s*$')
+# a node's name is a device name, or '<host> <hca>': the grammar of names (teton.spec.model.NAME_PATTERN), so a name
+# that is reported back is never other text of the file
+_NAME = r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}(?: [A-Za-z0-9_][A-Za-z0-9_.-]{0,63})?"
+_LINE = re.compile(r'^\s*(0[xX][0-9a-fA-F]{1,16})\s+"(' + _NAME + r')"(?:\s+(0[xX][0-9a-fA-F]{1,16}))?\s*$')
 
 
 def guid_text(guid: int) -> str:
@@ -49,34 +54,48 @@ class GuidMap:
 
 
 def resolve(spec_dir: Path | None, guid_map: str) -> Path:
-    path = Path(guid_map)
-    return path if path.is_absolute() or spec_dir is None else spec_dir / path
+    """Where `guid_map` (relative to the spec, as the schema requires) is: in the spec's folder (else the cwd)."""
+    return (spec_dir or Path.cwd()) / guid_map
 
 
-def read_guid_map(path: Path) -> GuidMap:
-    """The map at `path`; never raises (unreadable, too large or malformed input is a problem with its line)."""
+def _problem(message: str, line: int | None = None) -> GuidMap:
+    return GuidMap({}, ((line, message),), {})
+
+
+def read_guid_map(path: Path, root: Path | None = None) -> GuidMap:
+    """The map at `path`; never raises.  The file must resolve inside `root` (the spec's folder, when given; a
+    symbolic link may not lead out of it), be a regular file (a FIFO or a device is refused, never waited on) of at
+    most MAX_GUID_MAP_BYTES.  Problems name the line, never its text: the file may be anything (/etc/shadow)."""
     try:
-        st = path.stat()
-    except OSError as exc:
-        return GuidMap({}, ((None, f"cannot be read: {exc.strerror or exc}"),), {})
-    return _read(str(path), st.st_mtime_ns, st.st_size)
-
-
-@lru_cache(maxsize=8)
-def _read(path: str, _mtime: int, size: int) -> GuidMap:
-    if size > limits.MAX_GUID_MAP_BYTES:
-        return GuidMap({}, ((None, f"is {size:,} bytes, more than MAX_GUID_MAP_BYTES = "
-                                   f"{limits.MAX_GUID_MAP_BYTES:,}"),), {})
+        real = path.resolve(strict=True)
+        if root is not None and not real.is_relative_to(root.resolve()):
+            return _problem("is outside the spec's folder: a GUID map is a file beside the spec or below it")
+        fd = os.open(real, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
+    except (OSError, RuntimeError) as exc:  # RuntimeError: a symbolic link loop
+        return _problem(f"cannot be read: {getattr(exc, 'strerror', None) or type(exc).__name__}")
     try:
-        with open(path, "rb") as fh:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return _problem("cannot be read: it is not a regular file")
+        if st.st_size > limits.MAX_GUID_MAP_BYTES:
+            return _problem(f"is {st.st_size:,} bytes, more than MAX_GUID_MAP_BYTES = {limits.MAX_GUID_MAP_BYTES:,}")
+        with os.fdopen(os.dup(fd), "rb") as fh:
             raw = fh.read(limits.MAX_GUID_MAP_BYTES + 1)
-        text = raw.decode("utf-8")
     except OSError as exc:
-        return GuidMap({}, ((None, f"cannot be read: {exc.strerror or exc}"),), {})
-    except UnicodeDecodeError as exc:
-        return GuidMap({}, ((raw.count(b"\n", 0, exc.start) + 1, "is not UTF-8 text"),), {})
+        return _problem(f"cannot be read: {exc.strerror or exc}")
+    finally:
+        os.close(fd)
     if len(raw) > limits.MAX_GUID_MAP_BYTES:
-        return GuidMap({}, ((None, f"is more than MAX_GUID_MAP_BYTES = {limits.MAX_GUID_MAP_BYTES:,}"),), {})
+        return _problem(f"is more than MAX_GUID_MAP_BYTES = {limits.MAX_GUID_MAP_BYTES:,}")
+    return _parse(raw)
+
+
+@lru_cache(maxsize=2)
+def _parse(raw: bytes) -> GuidMap:
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return _problem("is not UTF-8 text", raw.count(b"\n", 0, exc.start) + 1)
     nodes: dict[str, tuple[int, int | None]] = {}
     lines: dict[str, int] = {}
     owner: dict[int, str] = {}
@@ -87,7 +106,8 @@ def _read(path: str, _mtime: int, size: int) -> GuidMap:
             continue
         m = _LINE.match(body)
         if m is None:
-            problems.append((n, f"expected 0x<node GUID> \"<name>\" [0x<port GUID>], got {line.strip()[:80]!r}"))
+            problems.append((n, "has a malformed line: expected 0x<node GUID> \"<name>\" [0x<port GUID>] "
+                                "(a name of letters, digits, '_', '.', '-' and at most one space)"))
             continue
         node, name, port = int(m[1], 16), m[2], int(m[3], 16) if m[3] else None
         if node == 0 or port == 0:

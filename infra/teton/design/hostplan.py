@@ -8,7 +8,11 @@ server's drive layout, plus the settings every host shares.
   not numbered here: the front-end NICs are RDMA-capable too and shift mlx5_N, so the host reads it from
   /sys/class/net/<nic>/device/infiniband (`rdma_device` None).  Its source address has its own routing
   table (base + n) and rule (priority base + n), whose routes send the backend's supernets (the host-link pools)
-  through that NIC's own RTSW port: a NIC's traffic never leaves on another rail.
+  through that NIC's own RTSW port: a NIC's traffic never leaves on another rail.  The main table also routes the
+  supernets through every rail's own NIC (metric base + n: rail 0 first, the others standing by), so a socket with no
+  bound source address (rdma_cm tools, ping) reaches the backend over a rail instead of the front end's default.
+- RoCE GID: chosen at run time by NCCL (RoCE v2, the rail's address family and the backend's supernet), unless the
+  spec fixes `hosts.nccl.gid_index`: the GID table's order depends on the order addresses were added and on DAD.
 - The RoCE ToS (NCCL_IB_TC, RDMA-CM's default ToS) is the backend QoS's RoCE DSCP shifted left by two, with ECT(0)
   set when the QoS marks ECN: DSCP 26 is ToS 106 with ECN, 104 without.
 - InfiniBand: a rail is an HCA port (the interface is the HCA, e.g. mlx5_3, cabled to leaf 3 of the SU).  It carries
@@ -28,30 +32,30 @@ from teton.fabric.hostplan import (
     DriveMount,
     GpuHostPlan,
     HostSettings,
-    Nccl,
-    NfsMount,
+    NcclPlan,
+    NfsMountPlan,
     NicLink,
     RailNic,
-    Scheduler,
+    SchedulerPlan,
     ServicePlan,
     StoragePlan,
-    TectonicMount,
+    TectonicMountPlan,
 )
 from teton.fabric.intent import Qos
 from teton.fabric.model import Device
+from teton.fabric.roles import rail_kinds, server_link_kinds
 from teton.fabric.subnet import SubnetManager
 from teton.spec.model import AddressPools, Cluster, RoceBackend
 
 PCIE_SWITCHES = 4      # Grand Teton: four PCIe Gen5 switches, each with 2 GPUs and 2 backend NICs
 NFS_ROLES = ("hammerspace",)
-RAIL_KINDS = ("host-rtsw", "host-leaf")     # a GPU host's backend link: to its RoCE RTSW or its InfiniBand leaf
-FRONTEND_KINDS = ("host-fersw", "storage-fersw", "service-fersw")   # a server's front-end link to its RSW
 SERVICE_PLATFORM = "service-1u"
 
 
 def nic_links(platform: str, names: list[str]) -> tuple[NicLink, ...]:
     """The NICs `names` of `platform` by their PCI address in the host catalogue."""
     return tuple(NicLink(n.name, n.pci) for n in catalogue_links(platform, names))
+MAIN_METRIC_BASE = 100     # metric of rail n's main-table routes to the backend supernets: 100 + n
 
 
 def roce_tos(q: Qos | None) -> int:
@@ -66,7 +70,7 @@ def gpu_host_plan(cluster: Cluster, device: Device) -> GpuHostPlan:
     net = cluster.hosts.network
     gpus = cluster.host.gpus
     sockets = cluster.scheduler.sockets
-    rails = [i for i in device.interfaces if i.kind in RAIL_KINDS]
+    rails = [i for i in device.interfaces if i.kind in rail_kinds()]   # to its RoCE RTSW or its InfiniBand leaf
     count = max(1, len(rails))
     nics = []
     for i in rails:
@@ -77,7 +81,7 @@ def gpu_host_plan(cluster: Cluster, device: Device) -> GpuHostPlan:
             nics.append(RailNic(i.name, n, n * gpus // count, i.name, switch, numa, 0, 0))
         else:
             nics.append(RailNic(i.name, n, n * gpus // count, None, switch, numa,
-                                net.route_table_base + n, net.rule_priority_base + n))
+                                net.route_table_base + n, net.rule_priority_base + n, MAIN_METRIC_BASE + n))
     be = cluster.backend
     v4: tuple[str, ...] = ()
     v6: tuple[str, ...] = ()
@@ -89,7 +93,7 @@ def gpu_host_plan(cluster: Cluster, device: Device) -> GpuHostPlan:
 
 
 def _fe_names(device: Device) -> list[str]:
-    return [i.name for i in device.interfaces if i.kind in FRONTEND_KINDS]
+    return [i.name for i in device.interfaces if i.kind in server_link_kinds("frontend")]
 
 
 def service_plan(cluster: Cluster, device: Device) -> ServicePlan:
@@ -115,7 +119,7 @@ def storage_plan(cluster: Cluster, device: Device) -> StoragePlan:
 
 def _first_address(d: Device) -> str | None:
     for i in d.interfaces:
-        if i.kind in FRONTEND_KINDS:
+        if i.kind in server_link_kinds("frontend"):
             for cidr in (i.ipv4, i.ipv6):
                 if cidr:
                     return cidr.split("/", 1)[0]
@@ -131,27 +135,28 @@ def _group_servers(devices: dict[str, Device]) -> dict[int, str | None]:
     return out
 
 
-def _mounts(cluster: Cluster, devices: dict[str, Device]) -> tuple[tuple[TectonicMount, ...], tuple[NfsMount, ...]]:
+def _mounts(cluster: Cluster,
+            devices: dict[str, Device]) -> tuple[tuple[TectonicMountPlan, ...], tuple[NfsMountPlan, ...]]:
     """Every share of every storage group, as the hosts that name their kind mount it, then the spec's extra mounts
     (hosts.storage_client), which must name a share (rule storage-share)."""
     servers = _group_servers(devices)
-    tectonic: list[TectonicMount] = []
-    nfs: list[NfsMount] = []
+    tectonic: list[TectonicMountPlan] = []
+    nfs: list[NfsMountPlan] = []
     for g, group in enumerate(cluster.storage, start=1):
         for sh in group.shares:
             if group.role == "tectonic":
-                tectonic.append(TectonicMount(sh.name, sh.mount_point, tuple(sh.options), tuple(sh.mounted_by)))
+                tectonic.append(TectonicMountPlan(sh.name, sh.mount_point, tuple(sh.options), tuple(sh.mounted_by)))
             else:
-                nfs.append(NfsMount(sh.name, sh.mount_point, sh.path, servers.get(g), tuple(sh.options),
+                nfs.append(NfsMountPlan(sh.name, sh.mount_point, sh.path, servers.get(g), tuple(sh.options),
                                     tuple(sh.mounted_by)))
     c = cluster.hosts.storage_client
     if c.tectonic is not None:
-        tectonic.append(TectonicMount(c.tectonic.namespace, c.tectonic.mount_point, tuple(c.tectonic.options),
+        tectonic.append(TectonicMountPlan(c.tectonic.namespace, c.tectonic.mount_point, tuple(c.tectonic.options),
                                       ("gpu",)))
     first_hammerspace = next((servers.get(g) for g, grp in enumerate(cluster.storage, start=1)
                               if grp.role in NFS_ROLES), None)
     for m in c.hammerspace:
-        nfs.append(NfsMount(m.name, m.mount_point, m.export, c.hammerspace_server or first_hammerspace,
+        nfs.append(NfsMountPlan(m.name, m.mount_point, m.export, c.hammerspace_server or first_hammerspace,
                             ("vers=4.2", f"nconnect={m.nconnect}", *m.options), ("gpu",)))
     return tuple(tectonic), tuple(nfs)
 
@@ -170,7 +175,7 @@ def host_settings(cluster: Cluster, devices: dict[str, Device], qos: Qos | None,
     """What every host shares; `qos`: the RoCE backend's, `sm`: the InfiniBand backend's subnet manager."""
     h = cluster.hosts
     n, sc = h.nccl, cluster.scheduler
-    nccl = Nccl(n.gid_index, n.ib_timeout, roce_tos(qos), n.debug, tuple(n.debug_subsys), n.trace_buffer_size,
+    nccl = NcclPlan(n.gid_index, n.ib_timeout, roce_tos(qos), n.debug, tuple(n.debug_subsys), n.trace_buffer_size,
                 n.dump_on_timeout, n.dump_dir)
     if sm is not None:
         # One QP per peer (NCCL's default): a static fat tree routes every QP between two HCAs on the same path (by
@@ -180,6 +185,6 @@ def host_settings(cluster: Cluster, devices: dict[str, Device], qos: Qos | None,
     tectonic, nfs = _mounts(cluster, devices)
     return HostSettings(
         renderer=h.network.renderer, lldp=h.network.lldp, nccl=nccl, tectonic=tectonic, nfs=nfs,
-        scheduler=Scheduler(sc.kind, cluster.name, sc.controller, _controller_address(cluster, devices), sc.partition,
-                            sc.slurmctld_port, sc.slurmd_port, sc.sockets, sc.cores_per_socket, sc.threads_per_core,
-                            sc.real_memory_mb, sc.health_check_interval_s))
+        scheduler=SchedulerPlan(sc.kind, cluster.name, sc.controller, _controller_address(cluster, devices),
+                                sc.partition, sc.slurmctld_port, sc.slurmd_port, sc.sockets, sc.cores_per_socket,
+                                sc.threads_per_core, sc.real_memory_mb, sc.health_check_interval_s))

@@ -199,7 +199,7 @@ def design_infiniband(cluster: Cluster, draft: DraftFabric, models: dict[str, Sw
 
 
 def _guids(be: InfinibandBackend, spec_dir: Path | None) -> dict[str, tuple[int, int | None]]:
-    return {} if be.guid_map is None else read_guid_map(resolve(spec_dir, be.guid_map)).nodes
+    return {} if be.guid_map is None else read_guid_map(resolve(spec_dir, be.guid_map), root=spec_dir).nodes
 
 
 def _wire(cluster: Cluster, shape: IbShape, draft: DraftFabric, models: dict[str, SwitchModel],

@@ -10,11 +10,11 @@ from __future__ import annotations
 import ipaddress
 
 from teton.design.draft import DraftFabric
-from teton.fabric.intent import Management
+from teton.fabric.intent import ManagementIntent
+from teton.fabric.roles import switch_roles
 from teton.spec.model import Cluster
 from teton.spec.model import Management as MgmtSpec
 
-SWITCH_ROLES = ("atsw", "ctsw", "rtsw", "ssw", "fsw", "fe-rsw", "leaf", "spine", "core")
 FIRST_HOST = 10  # .1-.9 left for gateways and servers of the management network
 GNMI_PORT = 50051
 
@@ -44,17 +44,18 @@ def assign_management(cluster: Cluster, fabric: DraftFabric) -> None:
     skip = reserved_addresses(m)
     address = int(net.network_address) + FIRST_HOST
     cls = type(net.network_address)
+    switches = switch_roles()
     for d in fabric.devices.values():
-        if d.role in SWITCH_ROLES:
+        if d.role in switches:
             while address in skip:
                 address += 1
             d.mgmt = f"{cls(address)}/{net.prefixlen}"
             address += 1
 
 
-def management(cluster: Cluster) -> Management:
+def management(cluster: Cluster) -> ManagementIntent:
     m = cluster.management
-    return Management(
+    return ManagementIntent(
         vrf=m.vrf, gateway=m.gateway, prefixes=tuple(m.prefixes), ntp_servers=tuple(m.ntp_servers),
         syslog_servers=tuple(m.syslog_servers), aaa_protocol=m.aaa_protocol, aaa_servers=tuple(m.aaa_servers),
         aaa_key_secret=m.aaa_key_secret, telemetry=m.telemetry, snmpv3_user=m.snmpv3_user,

@@ -28,7 +28,7 @@ def policy(be: RoceBackend) -> SwitchPolicy:
     return SwitchPolicy(
         hashing=Hashing(fields=("SRC_IP", "DST_IP", "IP_PROTOCOL", "L4_SRC_PORT", "L4_DST_PORT"),
                         roce_udp_port=ROCE_UDP_PORT, roce_dqp_bytes=BTH_DEST_QP,
-                        qps_per_connection=be.qps_per_connection,
+                        qps_per_connection=be.qps_per_connection, per_qp_source_port=True,
                         entropy=f"{be.qps_per_connection} QPs per GPU pair, each with its own UDP source port; the "
                         "destination QP of the BTH where the switch hashes the UDP payload"),
         damping=LinkDamping(half_life_s=30, penalty_per_flap=1000, suppress_threshold=3000, reuse_threshold=1500,

@@ -151,7 +151,7 @@ def design_roce(cluster: Cluster, fabric: DraftFabric, models: dict[str, SwitchM
                      medium=be.atsw.medium_down, mtu=mtu, nets=fabric_nets, net_index=fabric_link,
                      rack=ctsw.rack, zone=ctsw.zone)
                 fabric_link += 1
-    fabric.targets = {"rtsw": be.rtsw.oversubscription, "ctsw": be.ctsw.oversubscription}
+    fabric.oversubscription_goals = {"rtsw": be.rtsw.oversubscription, "ctsw": be.ctsw.oversubscription}
     for m in (rt, ct, at):
         fabric.models[m.name] = m
 

@@ -6,7 +6,8 @@ avoids connection collisions at start-up.  ECMP width (`maximum_paths`) is the m
 with RFC 7938 ASNs (the ATSWs share one, the CTSWs of a zone share one) those are exactly the equal-cost paths.  A rack
 switch originates its loopback and its rack's host block as one summary and sends nothing else (no transit through a
 rack); the upper tiers pass on what they learn.  Hosts are no BGP speakers (their /31s are connected routes).
-Every session carries a maximum-prefix limit; after a restart a switch holds its updates until its peers are up (no
+Every session carries a maximum-prefix limit, past which it is torn down and retried after 5 minutes (not left down
+until someone clears it); after a restart a switch holds its updates until its peers are up (no
 black-holing while the RIB fills); a switch under maintenance (`backend.drain`) prepends its ASN three times to
 everything it sends, so its peers route around it.
 """
@@ -15,14 +16,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from teton.fabric.intent import BgpTimers, Family, Neighbor, PeerGroup, Routing
+from teton.fabric.intent import BgpTimersIntent, Family, Neighbor, PeerGroup, Routing
 from teton.fabric.model import Device
+from teton.fabric.roles import of_tier, role
 from teton.spec.model import Bgp
 
-GROUP_NAME = {"rtsw": "RTSW", "ctsw": "CTSW", "atsw": "ATSW", "fe-rsw": "RSW", "fsw": "FSW", "ssw": "SSW"}
 FAMILY_TAG = {"ipv4": "V4", "ipv6": "V6"}
-RACK_ROLES = frozenset({"rtsw", "fe-rsw"})
 STARTUP_HOLD_S = 120       # after a restart, hold updates until every peer is up, at most this long
+MAXIMUM_PREFIX_RESTART_MIN = 5   # a session torn down by its prefix limit comes back after this long
 DRAIN_PREPEND = 3          # a drained switch's paths are this much longer: every ECMP choice avoids it
 
 
@@ -42,22 +43,24 @@ def maximum_prefixes(devices: Iterable[Device]) -> dict[str, int]:
 
 
 def routing(d: Device, devices: Mapping[str, Device], bgp: Bgp, max_prefixes: int, drained: bool,
-            default_originate: bool = False) -> Routing:
+            frontend_password: str | None = None, default_originate: bool = False) -> Routing:
     """The routing intent of switch `d`; `bgp` is the spec's BGP section (the front end uses the backend's timers
-    and no password); `default_originate`: it sends a default route down (a front-end spine towards the site)."""
+    and its own password secret, `frontend.password_secret`); `default_originate`: it sends a default route down
+    (a front-end spine towards the site)."""
     groups: dict[str, PeerGroup] = {}
     neighbors: list[Neighbor] = []
     links_per_asn: dict[int | None, int] = {}
     for i in d.interfaces:
         peer = devices[i.peer]
-        if peer.role not in GROUP_NAME:
+        tier = role(peer.role)
+        if tier is None or tier.peer_group is None:    # a server: no BGP speaker
             continue
         links_per_asn[peer.asn] = links_per_asn.get(peer.asn, 0) + 1
         fam: Family
         for fam, local, remote in (("ipv4", i.ipv4, i.peer_ipv4), ("ipv6", i.ipv6, i.peer_ipv6)):
             if not remote or not local or peer.asn is None:
                 continue
-            name = f"{GROUP_NAME[peer.role]}_{FAMILY_TAG[fam]}"
+            name = f"{tier.peer_group}_{FAMILY_TAG[fam]}"
             if name not in groups:
                 groups[name] = PeerGroup(name, fam, "up" if i.direction == "up" else "down",
                                          passive=i.direction != "up")
@@ -69,8 +72,9 @@ def routing(d: Device, devices: Mapping[str, Device], bgp: Bgp, max_prefixes: in
         asn=d.asn, router_id=d.router_id,
         groups=tuple(sorted(groups.values(), key=lambda g: (g.direction != "up", g.name))),
         neighbors=tuple(neighbors), maximum_paths=max(links_per_asn.values(), default=1),
-        timers=BgpTimers(t.keepalive, t.hold, t.connect_retry), bfd=bgp.bfd,
-        password_secret=bgp.password_secret if d.plane == "backend" else None,
+        timers=BgpTimersIntent(t.keepalive, t.hold, t.connect_retry), bfd=bgp.bfd,
+        password_secret=bgp.password_secret if d.plane == "backend" else frontend_password,
         loopback4=d.loopback4, loopback6=d.loopback6, aggregates4=d.prefixes4, aggregates6=d.prefixes6,
-        transit=d.role not in RACK_ROLES, maximum_prefixes=max_prefixes, startup_hold_s=STARTUP_HOLD_S,
+        transit=d.role not in of_tier("rack"), maximum_prefixes=max_prefixes,
+        maximum_prefix_restart_min=MAXIMUM_PREFIX_RESTART_MIN, startup_hold_s=STARTUP_HOLD_S,
         drain_prepend=DRAIN_PREPEND if drained else 0, default_originate=default_originate)

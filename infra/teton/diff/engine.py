@@ -11,11 +11,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from teton.build.record import DeviceInfo
+from teton.buildfolder import device_of
 from teton.diff.facts import session_key
 from teton.diff.sides import Side
 from teton.diff.textdiff import FileDiff, unified
-
-HOST_ROLES = frozenset({"host", "storage"})
+from teton.fabric.roles import server_roles
 
 
 @dataclass
@@ -29,7 +29,7 @@ class DeviceChange:
 
     @property
     def is_host(self) -> bool:
-        return self.info.role in HOST_ROLES
+        return self.info.role in server_roles()
 
     def sessions(self) -> tuple[set[tuple[str, str]], set[tuple[str, str]]]:
         """(sessions added, sessions removed), each as (lower address, higher address)."""
@@ -123,8 +123,7 @@ def compare(old: Side, new: Side, context: int = 3) -> Comparison:
 
 
 def _of_device(files: dict[str, dict[str, str]], name: str) -> dict[str, str]:
-    prefix = f"devices/{name}/"
-    return {rel: text for by_target in files.values() for rel, text in by_target.items() if rel.startswith(prefix)}
+    return {rel: text for by_target in files.values() for rel, text in by_target.items() if device_of(rel) == name}
 
 
 def _file_diffs(old: dict[str, str], new: dict[str, str], context: int) -> list[FileDiff]:

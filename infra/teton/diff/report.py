@@ -10,15 +10,15 @@ from typing import Any
 from teton.diff.engine import Comparison, DeviceChange
 from teton.diff.textdiff import FileDiff
 from teton.diff.verdict import Reason
+from teton.fabric.roles import report_rank
 
-TIER_ORDER = ("atsw", "core", "ctsw", "spine", "rtsw", "leaf", "host", "ssw", "fsw", "fe-rsw", "storage", "service")
 MARKDOWN_LIMIT = 60_000          # characters; GitHub refuses a comment over 65,536
 MARKDOWN_FILE_LINES = 120        # diff lines shown per file in markdown
 
 
 def _group_key(d: DeviceChange) -> tuple[int, str, int]:
     role = d.info.role
-    return (TIER_ORDER.index(role) if role in TIER_ORDER else len(TIER_ORDER), role, d.info.zone or 0)
+    return (report_rank(role), role, d.info.zone or 0)
 
 
 def groups(c: Comparison) -> list[tuple[str, int | None, list[DeviceChange]]]:
@@ -48,7 +48,7 @@ def summary(c: Comparison) -> dict[str, Any]:
     return {
         "devices": len(c.devices),
         "switches": sum(1 for d in c.devices if d.info.nos is not None),
-        "tiers": dict(sorted(tiers.items(), key=lambda kv: TIER_ORDER.index(kv[0]) if kv[0] in TIER_ORDER else 99)),
+        "tiers": dict(sorted(tiers.items(), key=lambda kv: report_rank(kv[0]))),
         "lines_added": sum(f.added for f in files),
         "lines_removed": sum(f.removed for f in files),
         "files_changed": len(files),

@@ -31,11 +31,12 @@ from teton.build.record import (
     replay_files,
     save_record,
 )
+from teton.buildfolder import BuildFileError, BuildFolder, is_device_file
 from teton.diff.background import Background
 from teton.diff.facts import facts_of
 from teton.fabric.model import Fabric
 from teton.fabric.plan import plan
-from teton.fabric.serialize import FabricFormatError, load_fabric
+from teton.fabric.serialize import FabricFormatError
 from teton.fabric.slice import DigestMemo, device_digest, device_slice, head_digests
 from teton.findings import Finding, SpecError, TetonError
 from teton.spec.load import load_spec
@@ -43,7 +44,6 @@ from teton.spec.model import Cluster
 from teton.targets import DeviceTarget, Files, RenderContext
 
 GIT_TIMEOUT_S = 60
-FABRIC_JSON = "fabric.json"
 
 
 @dataclass
@@ -115,13 +115,15 @@ class Side:
             pending, self._pending = self._pending, None
             pending.close()
 
-    def _key(self) -> str:
+    def _key(self) -> str | None:
+        """The side's record key; None when its spec cannot be recorded (`teton.build.record.spec_inputs`)."""
         assert self.cache is not None
         return record_key(self.cache, self.cluster, self.ctx, self.spec.parent)
 
     def _replay(self) -> bool:
         assert self.cache is not None
-        record = load_record(self.cache, self._key())
+        key = self._key()
+        record = load_record(self.cache, key) if key is not None else None
         if record is None or record.cluster != self.cluster.name:
             return False
         files = replay_files(self.cache, record, self.ctx, names=set())
@@ -155,7 +157,7 @@ class Side:
         index = self._index(fabric, digests)
         rendered = _relabel(lambda: render(fabric, dataclasses.replace(self.ctx, devices=frozenset())),
                             self.spec, self.label)
-        others = {t: {rel: text for rel, text in files.items() if not _is_device_file(rel)}
+        others = {t: {rel: text for rel, text in files.items() if not is_device_file(rel)}
                   for t, files in rendered.items()}
         return index, others
 
@@ -172,7 +174,8 @@ class Side:
             fabric = designed.fabric
             if any(not i.digest for i in index.values()):
                 index = device_index(self.cache, fabric)
-            save_record(self.cache, self._key(), fabric, others, plan(fabric), designed.warnings, index)
+            if (key := self._key()) is not None:
+                save_record(self.cache, key, fabric, others, plan(fabric), designed.warnings, index)
 
     # ------------------------------------------------------------------------------------------ what changed
 
@@ -183,13 +186,13 @@ class Side:
         if self.fabric is None and self.cache is not None and self.record is not None:
             files = replay_files(self.cache, self.record, self.ctx, names=names, others=False)
             if files is not None:
-                return {t: {rel: text for rel, text in f.items() if _is_device_file(rel)} for t, f in files.items()
+                return {t: {rel: text for rel, text in f.items() if is_device_file(rel)} for t, f in files.items()
                         if t in self.device_targets}
         fabric = self._fabric()
         only = tuple(self.device_targets)
         ctx = dataclasses.replace(self.ctx, devices=frozenset(names))
         rendered = _relabel(lambda: render(fabric, ctx, only), self.spec, self.label)
-        return {t: {rel: text for rel, text in files.items() if _is_device_file(rel)} for t, files in rendered.items()}
+        return {t: {rel: text for rel, text in files.items() if is_device_file(rel)} for t, files in rendered.items()}
 
     def facts(self, names: list[str]) -> dict[str, dict[str, Any]]:
         digests = {n: self.digest(n) for n in names}
@@ -203,19 +206,15 @@ class Side:
         """The side's Fabric: a replayed side reads its fabric.json back (the exact round trip), which is faster than
         designing it again; without one, it is designed."""
         if self.fabric is None:
-            text = next((files[FABRIC_JSON] for files in self.others.values() if FABRIC_JSON in files), None)
+            built = BuildFolder(files={rel: text for files in self.others.values() for rel, text in files.items()})
             try:
-                self.fabric = load_fabric(text) if text is not None else None
-            except FabricFormatError:
+                self.fabric = built.fabric()
+            except (BuildFileError, FabricFormatError):
                 self.fabric = None
         if self.fabric is None:
             self._design()
         assert self.fabric is not None
         return self.fabric
-
-
-def _is_device_file(rel: str) -> bool:
-    return rel.startswith("devices/")
 
 
 def _relabel_findings(findings: list[Finding], spec: Path, label: str) -> list[Finding]:
@@ -255,9 +254,11 @@ class SpecFiles:
         ref, _, inside = given.partition(":")
         if not ref or not inside:
             raise TetonError(f"{given}: give a spec file or GIT_REF:path")
-        try:
-            shown = subprocess.run(["git", "show", f"{ref}:{inside}"], capture_output=True, timeout=GIT_TIMEOUT_S,
-                                   check=False)
+        if ref.startswith("-"):              # never an option of git's, whatever follows
+            raise TetonError(f"{given}: a git ref does not start with '-'")
+        try:                                 # --end-of-options: the user's value is a revision, never an option
+            shown = subprocess.run(["git", "show", "--end-of-options", f"{ref}:{inside}"], capture_output=True,
+                                   timeout=GIT_TIMEOUT_S, check=False)
         except FileNotFoundError:
             raise TetonError(f"{given}: git is not installed, so GIT_REF:path cannot be read") from None
         except subprocess.TimeoutExpired:

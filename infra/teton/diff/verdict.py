@@ -19,12 +19,9 @@ from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
 from teton.diff.engine import Comparison, DeviceChange
+from teton.fabric.roles import of_tier
 
 LEVELS = ("none", "low", "medium", "high")
-SPINE_ROLES = ("ctsw", "fsw", "spine")           # every one of a zone at once takes the zone's uplinks away
-AGGREGATION_ROLES = ("atsw", "core", "ssw")      # every one at once takes the zones' connection away (ssw: the
-                                                 # front-end spines, which join the front end's zones)
-RACK_ROLES = ("rtsw", "fe-rsw", "leaf")
 HALF = 0.5
 
 
@@ -70,7 +67,7 @@ SHARED = {"qos": "the RoCE QoS of the whole fabric (DSCP, PFC, queues) on every 
           "policy": "the hashing, dampening and monitoring policy of every backend switch and GPU host",
           "hosts": "the settings every host shares (NCCL, mounts, the scheduler)",
           "subnet_manager": "the subnet manager of the whole fabric"}
-NOT_RISKY = ("name", "site", "targets")      # names and oversubscription targets: no device runs them
+NOT_RISKY = ("name", "site", "oversubscription_goals")      # names and oversubscription goals: no device runs them
 
 
 def _shared_changes(c: Comparison) -> set[str]:
@@ -90,7 +87,7 @@ def asn_plan(c: Comparison) -> Iterator[Reason]:
                      f"{moved[0]}: every BGP session of theirs restarts")
 
 
-def _whole(c: Comparison, roles: tuple[str, ...]) -> Iterator[tuple[str, int | None, list[DeviceChange], int]]:
+def _whole(c: Comparison, roles: frozenset[str]) -> Iterator[tuple[str, int | None, list[DeviceChange], int]]:
     """(role, zone, changed devices, devices of that role and zone on the old side) for groups wholly touched."""
     population: dict[tuple[str, int | None], int] = defaultdict(int)
     for info in c.old.index.values():
@@ -108,8 +105,8 @@ def _whole(c: Comparison, roles: tuple[str, ...]) -> Iterator[tuple[str, int | N
 
 def whole_tiers(c: Comparison) -> Iterator[Reason]:
     shared = _shared_changes(c)
-    for role, zone, got, n in _whole(c, SPINE_ROLES + AGGREGATION_ROLES):
-        where = f"of {_zone(zone)}" if role in SPINE_ROLES else "of the cluster"
+    for role, zone, got, n in _whole(c, of_tier("spine") | of_tier("aggregation")):
+        where = f"of {_zone(zone)}" if role in of_tier("spine") else "of the cluster"
         intents = set().union(*(_intents(d) for d in got)) - shared    # a shared intent is its own reason
         if any(_takes_away(d) for d in got):
             yield Reason("high", f"every-{role}", f"touches every {role.upper()} {where} ({n}) and removes, "
@@ -124,7 +121,7 @@ def whole_tiers(c: Comparison) -> Iterator[Reason]:
 
 def rack_rails(c: Comparison) -> Iterator[Reason]:
     for d in c.devices:
-        if d.info.role not in RACK_ROLES or d.status != "changed" or d.old is None or d.new is None:
+        if d.info.role not in of_tier("rack") or d.status != "changed" or d.old is None or d.new is None:
             continue
         old = {k: v for k, v in d.old["links"].items() if v.startswith("down ")}
         if old and all(d.new["links"].get(k) != v or d.old["addresses"].get(k) != d.new["addresses"].get(k)
@@ -153,8 +150,8 @@ def removals(c: Comparison) -> Iterator[Reason]:
 def scope(c: Comparison) -> Iterator[Reason]:
     if not c.devices and not c.files:
         return
-    racks = {d.info.rack for d in c.devices if d.info.role in RACK_ROLES or d.is_host}
-    beyond = [d for d in c.devices if d.info.nos is not None and d.info.role not in RACK_ROLES]
+    racks = {d.info.rack for d in c.devices if d.info.role in of_tier("rack") or d.is_host}
+    beyond = [d for d in c.devices if d.info.nos is not None and d.info.role not in of_tier("rack")]
     added = [d for d in c.devices if d.status == "added"]
     if beyond:
         yield Reason("medium", "spines", f"{len(beyond):,} switch(es) above the racks change, e.g. {beyond[0].name}")

@@ -2,9 +2,9 @@
 
 from teton.catalogue.ports import Port
 from teton.fabric.intent import (
-    BgpTimers,
+    BgpTimersIntent,
     Ecn,
-    Management,
+    ManagementIntent,
     Neighbor,
     PeerGroup,
     PfcWatchdog,
@@ -14,5 +14,5 @@ from teton.fabric.intent import (
 )
 from teton.fabric.model import Device, End, Fabric, Interface, Link
 
-__all__ = ["BgpTimers", "Device", "Ecn", "End", "Fabric", "Interface", "Link", "Management", "Neighbor", "PeerGroup",
-           "PfcWatchdog", "Port", "Qos", "Queue", "Routing"]
+__all__ = ["BgpTimersIntent", "Device", "Ecn", "End", "Fabric", "Interface", "Link", "ManagementIntent", "Neighbor",
+           "PeerGroup", "PfcWatchdog", "Port", "Qos", "Queue", "Routing"]

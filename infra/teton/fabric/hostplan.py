@@ -31,6 +31,8 @@ class RailNic(NamedTuple):
     numa: int                  # CPU socket the PCIe switch hangs off
     table: int                 # routing table of this NIC's source address (0: an InfiniBand HCA, no address)
     rule_priority: int         # priority of the rule "from <address> lookup <table>" (0: none)
+    main_metric: int = 0       # metric of its main-table routes to the backend supernets (0: none), so a socket with no
+                               # bound source (rdma_cm tools) reaches the backend over a rail, not the front end
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,7 +77,7 @@ class ServicePlan:
 HostPlan = GpuHostPlan | StoragePlan | ServicePlan
 
 
-class NfsMount(NamedTuple):
+class NfsMountPlan(NamedTuple):
     """A Hammerspace share (or a spec's extra mount) as the clients mount it."""
 
     name: str
@@ -86,7 +88,7 @@ class NfsMount(NamedTuple):
     mounted_by: tuple[str, ...]        # kinds of host that mount it: gpu, service
 
 
-class TectonicMount(NamedTuple):
+class TectonicMountPlan(NamedTuple):
     """A Tectonic namespace mounted through the FUSE client."""
 
     namespace: str
@@ -96,8 +98,8 @@ class TectonicMount(NamedTuple):
 
 
 @dataclass(frozen=True, slots=True)
-class Nccl:
-    gid_index: int
+class NcclPlan:
+    gid_index: int | None              # NCCL_IB_GID_INDEX, or None: NCCL selects by RoCE version, family and range
     ib_timeout: int
     roce_tos: int                      # NCCL_IB_TC and the RDMA-CM ToS: the RoCE DSCP, shifted, with ECT(0) when ECN
     debug: str
@@ -112,7 +114,7 @@ class Nccl:
 
 
 @dataclass(frozen=True, slots=True)
-class Scheduler:
+class SchedulerPlan:
     kind: Literal["slurm"]
     cluster: str
     controller: str
@@ -133,7 +135,7 @@ class HostSettings:
 
     renderer: Literal["networkd", "netplan"]
     lldp: bool
-    nccl: Nccl
-    tectonic: tuple[TectonicMount, ...]   # Tectonic shares and who mounts them
-    nfs: tuple[NfsMount, ...]             # Hammerspace shares and who mounts them
-    scheduler: Scheduler
+    nccl: NcclPlan
+    tectonic: tuple[TectonicMountPlan, ...]   # Tectonic shares and who mounts them
+    nfs: tuple[NfsMountPlan, ...]             # Hammerspace shares and who mounts them
+    scheduler: SchedulerPlan

@@ -15,7 +15,7 @@ Direction = Literal["up", "down"]
 
 
 @dataclass(frozen=True, slots=True)
-class BgpTimers:
+class BgpTimersIntent:
     keepalive: int             # seconds
     hold: int                  # seconds (0: no keepalives)
     connect_retry: int | None  # seconds between connection attempts (None: the NOS's own default, where a NOS
@@ -50,7 +50,7 @@ class Routing:
     groups: tuple[PeerGroup, ...]            # uplink groups first, then downlinks, by name
     neighbors: tuple[Neighbor, ...]          # in port order, IPv4 then IPv6 per port
     maximum_paths: int                       # ECMP width: the most links towards one neighbour ASN
-    timers: BgpTimers
+    timers: BgpTimersIntent
     bfd: bool
     password_secret: str | None              # name of the secret holding the session password
     loopback4: str | None                    # "10.0.0.1/32": announced
@@ -59,6 +59,7 @@ class Routing:
     aggregates6: tuple[str, ...]
     transit: bool                            # passes on what it learns (spines); else sends only what it originates
     maximum_prefixes: int                    # per neighbour and family: a session past it is torn down
+    maximum_prefix_restart_min: int          # ... and brought up again after this many minutes
     startup_hold_s: int                      # after a (re)start, hold updates until the peers are up (at most this)
     drain_prepend: int                       # maintenance drain: its ASN this many more times on every path it
                                              # sends, so peers route around it (0: in service)
@@ -72,22 +73,26 @@ class Routing:
         return tuple(f for f in order if f in present)
 
 
-QueueRole = Literal["lossless", "cnp", "best-effort"]
+QueueRole = Literal["lossless", "cnp", "control", "best-effort", "idle"]
+BufferClass = Literal["shallow", "deep"]
 
 
 class Queue(NamedTuple):
     """One egress queue (= traffic class = priority group key) and how it is scheduled."""
 
     tc: int                    # traffic class = queue = priority
-    role: QueueRole
-    strict: bool               # strict priority (CNPs) or weighted round robin
-    weight: int                # DWRR weight when not strict
+    role: QueueRole            # "idle": no DSCP maps to it
+    strict: bool               # strict priority, or deficit weighted round robin
+    weight: int                # DWRR weight when not strict: percent of the round-robin share (they sum to 100)
 
 
-@dataclass(frozen=True, slots=True)
-class Ecn:
-    min_kbytes: int
-    max_kbytes: int
+class Ecn(NamedTuple):
+    """WRED/ECN marking of the lossless queue on a port of one speed of a switch of one buffer class (bytes)."""
+
+    speed_gbps: int
+    buffer: BufferClass
+    min_bytes: int
+    max_bytes: int
     mark_percent: int          # marking probability at the max threshold
 
 
@@ -110,14 +115,23 @@ class Qos:
     dscp_to_tc: tuple[int, ...]       # traffic class of DSCP 0..63
     pfc_priorities: tuple[int, ...]   # priorities that PFC protects (one lossless class)
     queues: tuple[Queue, ...]         # queues 0..7
-    ecn: Ecn | None                   # ECN marking on the lossless queue, or none (PFC only)
+    ecn: tuple[Ecn, ...] | None       # ECN marking on the lossless queue per (speed, buffer class), or none (PFC only)
     watchdog: PfcWatchdog | None
     roce_tos: int                     # the hosts' RoCE traffic class (NCCL_IB_TC, RDMA-CM ToS): the DSCP shifted, with
                                       # ECT(0) when ECN is on (DSCP 26 is ToS 104, or 106 with ECN)
+    control_dscp: int                 # the collective's control messages (NCCL's CTS FIFO): strict, above RoCE
+    control_priority: int
+    control_tos: int                  # NCCL_IB_FIFO_TC: the control DSCP shifted (no ECT: never marked)
+
+    def ecn_for(self, speed_gbps: int, buffer: BufferClass) -> Ecn | None:
+        """The marking thresholds of a port of this speed on a switch of this buffer class (None: PFC only)."""
+        if self.ecn is None:
+            return None
+        return next((e for e in self.ecn if (e.speed_gbps, e.buffer) == (speed_gbps, buffer)), None)
 
 
 @dataclass(frozen=True, slots=True)
-class Management:
+class ManagementIntent:
     """The management plane every switch gets (its own address is `Device.mgmt`)."""
 
     vrf: str
@@ -170,6 +184,8 @@ class Hashing:
     roce_udp_port: int                 # RoCEv2's UDP destination port
     roce_dqp_bytes: tuple[int, int]    # bytes of the UDP payload (the BTH) holding the destination QP, first-last
     qps_per_connection: int            # NCCL_IB_QPS_PER_CONNECTION: flows per GPU pair
+    per_qp_source_port: bool           # the design requires each QP to have its own UDP source port (the entropy a
+                                       # switch that cannot read the BTH hashes on: SONiC)
     entropy: str                       # where the per-flow entropy comes from, in words
 
 

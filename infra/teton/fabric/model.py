@@ -19,7 +19,7 @@ from typing import Any, Literal, NamedTuple
 
 from teton.catalogue.ports import Port
 from teton.fabric.hostplan import HostPlan, HostSettings
-from teton.fabric.intent import Buffers, Management, Qos, Routing, SwitchPolicy
+from teton.fabric.intent import Buffers, ManagementIntent, Qos, Routing, SwitchPolicy
 from teton.fabric.subnet import SubnetManager
 from teton.spec.model import SwitchModel
 
@@ -68,7 +68,7 @@ class Device:
     attrs: Mapping[str, Any] = field(default_factory=dict)   # role-specific facts (GPUs, drives, storage role ...)
     routing: Routing | None = None         # switches: eBGP as designed
     qos: Qos | None = None                 # backend switches and GPU hosts: the RoCE QoS
-    management: Management | None = None   # switches: the management plane
+    management: ManagementIntent | None = None   # switches: the management plane
     buffers: Buffers | None = None         # shared-buffer switches of the backend: pools and lossless headroom
     policy: SwitchPolicy | None = None     # backend switches and GPU hosts: hashing, dampening, monitoring
     host: HostPlan | None = None           # GPU hosts: rails and GPU pairing; storage servers: drives
@@ -113,9 +113,9 @@ class Fabric:
     links: tuple[Link, ...]                        # in design order
     models: Mapping[str, SwitchModel]              # the catalogue entries used, by name
     qos: Qos | None = None                         # the backend's RoCE QoS (also on each backend switch and host)
-    management: Management | None = None           # the management plane (also on each switch)
+    management: ManagementIntent | None = None     # the management plane (also on each switch)
     policy: SwitchPolicy | None = None             # the backend's hashing, dampening, monitoring (also on each)
-    targets: Mapping[str, float] = field(default_factory=dict)   # oversubscription targets per tier
+    oversubscription_goals: Mapping[str, float] = field(default_factory=dict)   # per tier, the spec's oversubscription
     duplicate_names: tuple[str, ...] = ()          # device names the design produced twice (a fabric rule reports them)
     subnet_manager: SubnetManager | None = None    # InfiniBand: what the subnet manager does (GUIDs are device attrs)
     hosts: HostSettings | None = None              # what every host shares (NCCL, mounts, scheduler)

@@ -6,15 +6,14 @@ from collections import Counter, defaultdict
 from typing import Any
 
 from teton.fabric.model import Fabric
+from teton.fabric.roles import rail_kinds, server_roles, tier_roles
 
-BACKEND_TIERS = {"roce": ("rtsw", "ctsw", "atsw"), "infiniband": ("leaf", "spine", "core")}
 OPTICAL = ("smf", "mmf")
-HOST_LINKS = ("host-rtsw", "host-leaf")     # a GPU's backend link: its injection bandwidth
 
 
 def _capacity(f: Fabric) -> dict[str, dict[str, int]]:
     """Per backend tier, total Gb/s of downlinks and uplinks."""
-    tiers = set(BACKEND_TIERS.get(f.backend, ()))
+    tiers = set(tier_roles(f.backend))
     out: dict[str, dict[str, int]] = defaultdict(lambda: {"down": 0, "up": 0})
     for d in f.devices.values():
         if d.role in tiers:
@@ -33,10 +32,10 @@ def plan(f: Fabric) -> dict[str, Any]:
     devices = list(f.devices.values())
     hosts = [d for d in devices if d.role == "host"]
     roles = Counter(d.role for d in devices)
-    tiers = BACKEND_TIERS.get(f.backend, ())
+    tiers = tier_roles(f.backend)
     models: dict[str, Counter[str]] = defaultdict(Counter)
     for d in devices:
-        if d.role not in ("host", "storage"):
+        if d.role not in server_roles():
             models[d.role][d.model] += 1
     links = Counter(link.kind for link in f.links)
     media = Counter(link.medium for link in f.links)
@@ -44,7 +43,7 @@ def plan(f: Fabric) -> dict[str, Any]:
     for link in f.links:
         if link.medium in OPTICAL:
             transceivers[f"{link.speed_gbps}G-{link.medium}"] += 2
-    injection = sum(i.speed_gbps for h in hosts for i in h.interfaces if i.kind in HOST_LINKS)
+    injection = sum(i.speed_gbps for h in hosts for i in h.interfaces if i.kind in rail_kinds())
     cap = _capacity(f)
     # Bisection: the smallest cut that halves the cluster along whole subtrees of some tier: half that tier's
     # uplink capacity (when the tier has at least two subtrees), and never more than half the injection.

@@ -24,7 +24,7 @@ from teton.catalogue.ports import port_map
 from teton.fabric import subnet
 from teton.fabric.codec import from_json, to_json
 from teton.fabric.hostplan_json import dump_hosts, load_hosts
-from teton.fabric.intent import Buffers, Management, Qos, Routing, SwitchPolicy
+from teton.fabric.intent import Buffers, ManagementIntent, Qos, Routing, SwitchPolicy
 from teton.fabric.model import Device, End, Fabric, Interface, Link
 from teton.spec.model import SwitchModel
 
@@ -81,7 +81,7 @@ def dump_fabric(f: Fabric) -> str:
             ids[id(d.buffers)] = len(shared)
             shared.append(d.buffers)
     head = {"cluster": f.name, "site": f.site, "backend": f.backend, "format": FORMAT,
-            "oversubscription_targets": dict(f.targets), "qos": to_json(f.qos),
+            "oversubscription_targets": dict(f.oversubscription_goals), "qos": to_json(f.qos),
             "management": to_json(f.management), "policy": to_json(f.policy),
             "buffers": [to_json(b) for b in shared],
             "models": {n: m.model_dump(mode="json") for n, m in sorted(f.models.items())},
@@ -122,7 +122,7 @@ def load_fabric(text: str) -> Fabric:
                                     "(render the spec again)")
         models = {n: SwitchModel.model_validate(m) for n, m in head["models"].items()}
         qos = _intent(Qos, head["qos"])
-        mgmt = _intent(Management, head["management"])
+        mgmt = _intent(ManagementIntent, head["management"])
         policy = _intent(SwitchPolicy, head["policy"])
         shared = [from_json(Buffers, b) for b in head["buffers"]]
         routing: dict[str, Routing] = {}
@@ -147,6 +147,8 @@ def load_fabric(text: str) -> Fabric:
         devices: dict[str, Device] = {}
         for k, d in enumerate(data["devices"]):
             where = f"devices[{k}]"
+            if d["name"] in devices:
+                raise FabricFormatError(f"fabric.json {where}: device {str(d['name'])[:80]!r} is listed twice")
             model = models.get(d["model"])
             devices[d["name"]] = Device(
                 d["name"], d["role"], d["model"], d["nos"], d["zone"], d["rack"], d["ru"], d["height_ru"], d["plane"],
@@ -159,7 +161,8 @@ def load_fabric(text: str) -> Fabric:
         where = "fabric"
         return Fabric(name=head["cluster"], site=head["site"], backend=head["backend"],
                       devices=MappingProxyType(devices), links=tuple(links), models=MappingProxyType(models), qos=qos,
-                      management=mgmt, policy=policy, targets=MappingProxyType(dict(head["oversubscription_targets"])),
+                      management=mgmt, policy=policy,
+                      oversubscription_goals=MappingProxyType(dict(head["oversubscription_targets"])),
                       duplicate_names=tuple(head.get("duplicate_names", ())), hosts=hosts,
                       subnet_manager=None if head.get("subnet_manager") is None
                       else subnet.from_json(head["subnet_manager"]))

@@ -19,7 +19,7 @@ from pydantic import BaseModel, ValidationError
 
 from teton import limits
 from teton.findings import Finding, SpecError, join_path
-from teton.spec.model import Cluster
+from teton.spec.model import GRAMMARS, Cluster
 
 Lines = dict[tuple[str | int, ...], int]
 
@@ -322,6 +322,8 @@ def schema_message(err: Any, root: type[BaseModel] = Cluster) -> str:
         return "unknown key (misspelled?)"
     if err["type"] == "missing":
         return "required key is missing"
+    if err["type"] == "string_pattern_mismatch" and (words := GRAMMARS.get(err.get("ctx", {}).get("pattern", ""))):
+        msg = f"must be {words}"
     notes = []
     if "input" in err and not isinstance(err["input"], dict | list):
         notes.append(f"got {_short_repr(err['input'])}")

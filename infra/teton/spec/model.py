@@ -19,6 +19,8 @@ from teton import limits
 # registered target renders (teton.targets), so adding a target package is all a new NOS needs.
 Nos = Annotated[str, Field(pattern=r"^[a-z][a-z0-9-]{0,31}$", description="network OS, e.g. sonic, eos, fboss")]
 Medium = Literal["dac", "aoc", "smf", "mmf"]
+BufferClass = Literal["shallow", "deep"]
+DEEP_BUFFER_MB = 1024      # a switch model with this much packet buffer or more is deep-buffered unless it says
 
 
 def _network(value: str) -> str:
@@ -51,8 +53,34 @@ def _limit(name: str) -> str:
     return f"at most {name} = {getattr(limits, name):,}"
 
 
-Network = Annotated[str, AfterValidator(_network)]
-Address = Annotated[str, AfterValidator(_address)]
+# Grammars of the free strings (issue 17): what each may hold, so that no value of a spec becomes a path outside the
+# build, a line of a config or a token of a command.  GRAMMARS names each pattern in words, for error messages.
+NAME_PATTERN = r"^[A-Za-z0-9_](?:\.?[A-Za-z0-9_-]){0,63}$"
+TEXT_PATTERN = r"^[^\x00-\x1f\x7f-\x9f\u2028\u2029{}]{1,128}$"
+RELATIVE_PATH_PATTERN = r"^[A-Za-z0-9_](?:\.?[A-Za-z0-9_-])*(?:/[A-Za-z0-9_](?:\.?[A-Za-z0-9_-])*)*$"
+ABSOLUTE_PATH_PATTERN = r"^(?:/[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}){1,32}$"
+HOST_PATH_PATTERN = r"^(/[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}){1,8}$"
+IP_PATTERN = r"^[0-9A-Fa-f.:/]{2,49}$"
+BREAKOUT_PATTERN = r"^[1-8]x[0-9]{1,4}G$"
+VRF_PATTERN = r"^[A-Za-z][A-Za-z0-9_-]{0,31}$"
+USER_PATTERN = r"^[A-Za-z_][A-Za-z0-9_.-]{0,31}$"
+GRAMMARS = {
+    NAME_PATTERN: "a name: letters, digits, '_', '-' and single '.' between them (no '..', no '/', no space), "
+                  "starting with a letter, digit or '_', at most 64",
+    TEXT_PATTERN: "one line of printable text (no control character, line break, '{' or '}'), at most 128",
+    RELATIVE_PATH_PATTERN: "a relative path of names ('/' between them, no '..', no leading '/' or '.')",
+    ABSOLUTE_PATH_PATTERN: "an absolute path of names ('/' before each, no '..', no segment starting with '.')",
+    HOST_PATH_PATTERN: "an absolute path of at most 8 names of letters, digits, '_', '.', '-' (no segment starting "
+                       "with '.')",
+    IP_PATTERN: "an IP address or network (hex digits, '.', ':' and '/'; no zone index)",
+    BREAKOUT_PATTERN: "a breakout mode such as 2x200G",
+    VRF_PATTERN: "a VRF name: a letter, then letters, digits, '_', '-', at most 32",
+    USER_PATTERN: "a user name: a letter or '_', then letters, digits, '_', '.', '-', at most 32",
+}
+Name = Annotated[str, Field(pattern=NAME_PATTERN, max_length=64)]
+Text = Annotated[str, Field(pattern=TEXT_PATTERN, max_length=128)]
+Network = Annotated[str, Field(pattern=IP_PATTERN, max_length=49), AfterValidator(_network)]
+Address = Annotated[str, Field(pattern=IP_PATTERN, max_length=49), AfterValidator(_address)]
 Asn = Annotated[int, Field(ge=1, le=4294967294)]
 SecretName = Annotated[str, AfterValidator(_secret_name), Field(json_schema_extra={"pattern": SECRET_NAME_PATTERN})]
 
@@ -72,8 +100,9 @@ class PortGroup(_Model):
                        description=f"number of ports in this group; a model has {_limit('MAX_PORTS_PER_MODEL')}")
     speed_gbps: int = Field(ge=1, description="native speed of each port")
     lanes: int = Field(ge=1, le=8, description="SerDes lanes per port")
-    form_factor: str = Field(description="cage, e.g. QSFP-DD, OSFP, QSFP56")
-    breakouts: list[str] = Field(default_factory=list, description="supported breakout modes, e.g. '2x200G'")
+    form_factor: Name = Field(description="cage, e.g. QSFP-DD, OSFP, QSFP56")
+    breakouts: list[Annotated[str, Field(pattern=BREAKOUT_PATTERN)]] = Field(
+        default_factory=list, max_length=16, description="supported breakout modes, e.g. '2x200G'")
 
 
 class HeadroomOverride(_Model):
@@ -87,24 +116,30 @@ class HeadroomOverride(_Model):
 class SwitchModel(_Model):
     """A switch model of the catalogue: ports, ASIC and the NOS choices it supports."""
 
-    name: str = Field(description="catalogue key, e.g. minipack2")
-    vendor: str
-    asic: str
+    name: Name = Field(description="catalogue key, e.g. minipack2")
+    vendor: Text
+    asic: Text
     asic_tbps: float = Field(gt=0, description="switching capacity; used ports may not exceed it")
     port_groups: list[PortGroup] = Field(min_length=1, max_length=limits.MAX_PORT_GROUPS,
                                          description=f"runs of identical ports, {_limit('MAX_PORT_GROUPS')}")
-    port_naming: Literal["sonic", "eos-modular", "eos-fixed", "ib"] = Field(
-        description="how ports are named: sonic EthernetN by lane, eos-modular EthernetS/P/1, ib S/P/N")
+    port_naming: str = Field(pattern=r"^[a-z][a-z0-9-]{0,31}$",
+                             description="how the NOS names its ports, a naming a NOS package registers: "
+                                         "sonic EthernetN by lane, eos-modular EthernetS/P/1, eos-fixed EthernetN/1, "
+                                         "ib 1/C/N")
     slots: int = Field(default=1, ge=1, le=limits.MAX_SLOTS,
                        description=f"line-card slots (modular chassis), {_limit('MAX_SLOTS')}")
     first_slot: int = Field(default=1, ge=1, description="number of the first line-card slot")
     nos: list[Nos] = Field(default_factory=list, description="NOS this model can run")
-    platform: dict[str, str] = Field(default_factory=dict, description="per-NOS platform string")
-    hwsku: dict[str, str] = Field(default_factory=dict, description="per-NOS hardware SKU")
+    platform: dict[Nos, Name] = Field(default_factory=dict, max_length=16, description="per-NOS platform string")
+    hwsku: dict[Nos, Name] = Field(default_factory=dict, max_length=16,
+                                   description="per-NOS hardware SKU (SONiC: names the build's sku/<hwsku> folder)")
     height_ru: int = Field(default=1, ge=1)
     power_w: int = Field(default=0, ge=0, description="typical power draw")
     mtu_max: int = Field(default=9216, ge=1500)
     buffer_mb: float = Field(default=32, gt=0, description="packet buffer of the ASIC (shared or per-port VoQ/HBM)")
+    buffer_class: BufferClass | None = Field(
+        default=None, description="shallow (a shared on-chip buffer) or deep (VoQ/HBM); default: deep from 1 GB of "
+        "buffer_mb (the ECN thresholds of docs/qos.md depend on it)")
     serdes: int | None = Field(default=None, ge=1, le=16384,
                                description="SerDes lanes of the ASIC(s): the ports' lanes must fit (checked)")
     serdes_gbps: int | None = Field(default=None, ge=1, le=800,
@@ -117,6 +152,13 @@ class SwitchModel(_Model):
     @property
     def ports(self) -> int:
         return sum(g.count for g in self.port_groups)
+
+    @property
+    def buffering(self) -> BufferClass:
+        """Its buffer class: the entry's `buffer_class`, else deep from 1 GB of buffer (VoQ/HBM), shallow below."""
+        if self.buffer_class is not None:
+            return self.buffer_class
+        return "deep" if self.buffer_mb >= DEEP_BUFFER_MB else "shallow"
 
     @model_validator(mode="after")
     def _ports_bounded(self) -> SwitchModel:
@@ -135,7 +177,7 @@ class HostPlatform(_Model):
     platform: Literal["grand-teton"] = "grand-teton"
     gpus: int = Field(default=8, ge=1, le=limits.MAX_PER_HOST,
                       description=f"H100 GPUs per server, {_limit('MAX_PER_HOST')}")
-    gpu_model: str = "H100-80GB-HBM3"
+    gpu_model: Name = Field(default="H100-80GB-HBM3", description="GPU type: the Gres type of slurm.conf/gres.conf")
     backend_nics: int = Field(default=8, ge=1, le=limits.MAX_PER_HOST,
                               description=f"backend RDMA NICs, paired 1:1 with GPUs, {_limit('MAX_PER_HOST')}")
     backend_nic_gbps: int = Field(default=400, ge=1)
@@ -150,7 +192,7 @@ class HostPlatform(_Model):
 
 
 class Tier(_Model):
-    model: str = Field(description="switch model: a catalogue key")
+    model: Name = Field(description="switch model: a catalogue key")
     nos: Nos
     medium_down: Medium = Field(default="smf", description="cabling of this tier's downlinks")
 
@@ -181,14 +223,31 @@ class AtswTier(Tier):
                                    f"{_limit('MAX_ATSW')}")
 
 
+class EcnThreshold(_Model):
+    """WRED/ECN marking of the lossless queue for one port speed and buffer class, replacing the design's default
+    (docs/qos.md)."""
+
+    speed_gbps: int = Field(ge=1, le=1600)
+    buffer: BufferClass = Field(description="shallow: a rack switch's shared buffer; deep: a VoQ/HBM spine")
+    min_bytes: int = Field(ge=1, le=1 << 32, description="marking starts at this queue depth (bytes)")
+    max_bytes: int = Field(ge=1, le=1 << 32, description="marking reaches mark_percent at this depth (bytes)")
+    mark_percent: int = Field(default=5, ge=1, le=100, description="marking probability at max_bytes")
+
+
 class RoceQos(_Model):
     roce_dscp: int = Field(default=26, ge=0, le=63)
     lossless_priority: int = Field(default=3, ge=0, le=7)
     cnp_dscp: int = Field(default=48, ge=0, le=63)
     cnp_priority: int = Field(default=6, ge=0, le=7)
+    control_dscp: int = Field(default=46, ge=0, le=63, description="DSCP of the collective's control messages "
+                              "(NCCL's clear-to-send FIFO, NCCL_IB_FIFO_TC): a strict-priority class of its own")
+    control_priority: int = Field(default=5, ge=0, le=7, description="traffic class = queue of the control class")
+    lossless_weight: int = Field(default=50, ge=1, le=97, description="DWRR share (percent) of the lossless queue; "
+                                 "best effort gets the rest but 1 % per idle round-robin queue below it")
     ecn: bool = Field(default=False, description="ECN marking on the lossless queue (Meta ran 400G with PFC only)")
-    ecn_min_kbytes: int = Field(default=150, ge=1)
-    ecn_max_kbytes: int = Field(default=1500, ge=1)
+    ecn_thresholds: list[EcnThreshold] = Field(
+        default_factory=list, max_length=64, description="per port speed and buffer class, replacing the design's "
+        "defaults (docs/qos.md); used only when ecn is true")
     pfc_watchdog: bool = True
     pfc_watchdog_ms: int = Field(default=200, ge=100, le=5000, multiple_of=10,
                                  description="storm detection time: 100-5000 ms (what SONiC accepts), in steps of "
@@ -241,7 +300,7 @@ class RoceBackend(_Model):
     qps_per_connection: int = Field(default=16, ge=1, le=128, description="RDMA queue pairs per GPU pair (NCCL_IB_"
                                     "QPS_PER_CONNECTION): ECMP entropy; Meta used 16 for LLM jobs (docs/sources.md "
                                     "section 2)")
-    drain: list[str] = Field(default_factory=list, max_length=1024,
+    drain: list[Name] = Field(default_factory=list, max_length=1024,
                              description="switches under maintenance: they stay up but prepend their ASN three times "
                              "to every path they send, so traffic moves to their peers")
 
@@ -249,7 +308,7 @@ class RoceBackend(_Model):
 class IbTier(_Model):
     """A tier of the InfiniBand fat tree: a catalogue switch model (Quantum-2 QM9700 unless said otherwise)."""
 
-    model: str = Field(default="nvidia-qm9700", description="switch model: a catalogue key")
+    model: Name = Field(default="nvidia-qm9700", description="switch model: a catalogue key")
     medium_down: Medium = Field(default="smf", description="cabling of this tier's downlinks")
 
 
@@ -288,7 +347,7 @@ class IbPartition(_Model):
     name: str = Field(pattern=r"^[A-Za-z][A-Za-z0-9_.-]{0,31}$")
     pkey: int = Field(ge=1, lt=PKEY_DEFAULT, description="15-bit P_Key; 0x7fff is the default partition")
     zones: list[int] = Field(default_factory=list, max_length=99, description="SUs whose hosts are members")
-    hosts: list[str] = Field(default_factory=list, max_length=limits.MAX_PARTITION_HOSTS,
+    hosts: list[Name] = Field(default_factory=list, max_length=limits.MAX_PARTITION_HOSTS,
                              description=f"more member hosts, by name, {_limit('MAX_PARTITION_HOSTS')}")
     ipoib: bool = Field(default=True, description="IPoIB may run on it (OpenSM creates its broadcast group)")
 
@@ -301,15 +360,15 @@ class IbSubnetManager(_Model):
     lmc: int = Field(default=0, ge=0, le=7, description="LID mask control: 2^lmc LIDs (paths) per HCA port")
     priority: int = Field(default=15, ge=1, le=15, description="sm_priority of the master; each standby one less")
     standby: int = Field(default=1, ge=0, le=3, description="standby subnet managers")
-    hosts: list[str] = Field(default_factory=list, max_length=4,
+    hosts: list[Name] = Field(default_factory=list, max_length=4,
                              description="hosts whose first HCA runs a subnet manager, master first; default: the "
                                          "first host of SUs spread across the cluster")
     sm_key_secret: SecretName = Field(default="ib_sm_key",
                                       description="name of the secret holding the SM_Key the subnet managers share")
     sweep_interval_s: int = Field(default=10, ge=1, le=3600, description="light sweep interval")
-    config_dir: str = Field(default="/etc/opensm", pattern=r"^/[A-Za-z0-9_./-]{0,200}$",
+    config_dir: str = Field(default="/etc/opensm", pattern=ABSOLUTE_PATH_PATTERN, max_length=201,
                             description="where the subnet manager hosts keep the files under ib/")
-    log_dir: str = Field(default="/var/log/opensm", pattern=r"^/[A-Za-z0-9_./-]{0,200}$",
+    log_dir: str = Field(default="/var/log/opensm", pattern=ABSOLUTE_PATH_PATTERN, max_length=201,
                          description="OpenSM's log and dump files")
 
 
@@ -326,11 +385,12 @@ class InfinibandBackend(_Model):
     core: IbTier = IbTier()
     link_speed_gbps: int = Field(default=400, ge=1, description="NDR: 400")
     mtu: Literal[2048, 4096] = Field(default=4096, description="IB MTU of the partitions")
-    hca_names: list[str] = Field(default_factory=list, max_length=limits.MAX_PER_HOST,
+    hca_names: list[Name] = Field(default_factory=list, max_length=limits.MAX_PER_HOST,
                                  description="verbs names of the backend HCAs in rail order (NCCL_IB_HCA); default "
                                              "mlx5_0 ... mlx5_<n-1>")
-    guid_map: str | None = Field(default=None, min_length=1, max_length=4096,
-                                 description="file of hardware GUIDs, relative to the spec: one node a line, "
+    guid_map: str | None = Field(default=None, min_length=1, max_length=4096, pattern=RELATIVE_PATH_PATTERN,
+                                 description="file of hardware GUIDs, relative to the spec (inside its folder): "
+                                             "one node a line, "
                                              "'0x<node GUID> \"<name>\" [0x<port GUID>]' (an OpenSM node-name-map, "
                                              "names '<switch>' or '<host> <hca>'); default: synthetic GUIDs")
     subnet_manager: IbSubnetManager = IbSubnetManager()
@@ -342,7 +402,7 @@ class InfinibandBackend(_Model):
 # ---------------------------------------------------------------------------------------- front end and storage
 
 # An absolute path of letters, digits, '_', '.', '-' (no '..'): mount points and file-system roots on the hosts.
-HostPath = Annotated[str, Field(pattern=r"^(/[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}){1,8}$", max_length=255)]
+HostPath = Annotated[str, Field(pattern=HOST_PATH_PATTERN, max_length=255)]
 MountOption = Annotated[str, Field(pattern=r"^[A-Za-z0-9_][A-Za-z0-9_.=:-]{0,63}$")]
 
 
@@ -391,6 +451,8 @@ class Frontend(_Model):
     uplink_speed_gbps: int = Field(default=400, ge=1)
     mtu: int = Field(default=9100, ge=1280, le=9216)
     asn: FrontendAsn = FrontendAsn()
+    password_secret: SecretName | None = Field(
+        default=None, description="name of the secret holding the front end's BGP session password (as the backend's)")
     addressing: Addressing
 
 
@@ -438,7 +500,7 @@ class Management(_Model):
                                     description=f"prefixes admitted to the management plane, {_ENTRIES}")
     network: Network | None = Field(default=None, description="out-of-band network the switches' mgmt ports are in")
     gateway: Address | None = None
-    vrf: str = "mgmt"
+    vrf: str = Field(default="mgmt", pattern=VRF_PATTERN, description="management VRF (EOS vrf instance)")
     ntp_servers: list[Address] = Field(default_factory=list, max_length=limits.MAX_MANAGEMENT_ENTRIES,
                                        description=f"NTP servers, {_ENTRIES}")
     syslog_servers: list[Address] = Field(default_factory=list, max_length=limits.MAX_MANAGEMENT_ENTRIES,
@@ -452,7 +514,7 @@ class Management(_Model):
                                                 f"anyway; {_ENTRIES}")
     aaa_key_secret: SecretName = Field(default="aaa_key", description="name of the secret holding the AAA key")
     telemetry: Literal["gnmi", "snmpv3"] = "gnmi"
-    snmpv3_user: str = "teton"
+    snmpv3_user: str = Field(default="teton", pattern=USER_PATTERN, description="SNMPv3 user (one token)")
     snmpv3_auth_secret: SecretName = Field(default="snmpv3_auth", description="name of the SNMPv3 auth key's secret")
     snmpv3_priv_secret: SecretName = Field(default="snmpv3_priv", description="name of the SNMPv3 priv key's secret")
     breakglass_user: str = Field(default="breakglass", pattern=r"^[a-z_][a-z0-9_-]{0,31}$",
@@ -483,8 +545,9 @@ class HostNetwork(_Model):
 class Nccl(_Model):
     """NCCL and PyTorch settings written to every GPU host (/etc/nccl.conf, the flight recorder's environment)."""
 
-    gid_index: int = Field(default=3, ge=0, le=255, description="NCCL_IB_GID_INDEX: the RoCEv2 IPv4 GID (3 on "
-                                                                "ConnectX; docs/sources.md section 7)")
+    gid_index: int | None = Field(default=None, ge=0, le=255, description="NCCL_IB_GID_INDEX, fixed; default none: "
+                                  "NCCL picks the RoCE v2 GID of the rail's address at run time (the GID table's "
+                                  "order depends on address order and DAD, so index 3 is not always IPv4 RoCE v2)")
     ib_timeout: int = Field(default=22, ge=1, le=31, description="NCCL_IB_TIMEOUT: 4.096 us x 2^n per retry; Meta's "
                                                                  "idle RTT is ~22 us, far above NCCL's assumption")
     debug: Literal["VERSION", "WARN", "INFO", "TRACE"] = Field(default="WARN", description="NCCL_DEBUG")
@@ -603,7 +666,7 @@ class Cluster(_Model):
     """A GPU training cluster: the root of a spec."""
 
     name: str = Field(pattern=r"^[a-z][a-z0-9-]{0,30}$", description="cluster name; names the build folder")
-    site: str = Field(description="building or data hall")
+    site: Annotated[str, Field(pattern=TEXT_PATTERN, max_length=64)] = Field(description="building or data hall")
     zones: int = Field(ge=1, le=99, description="AI zones (pods)")
     racks_per_zone: int = Field(ge=1, le=999)
     hosts_per_rack: int = Field(ge=1, le=16)

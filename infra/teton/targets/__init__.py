@@ -3,6 +3,10 @@
 Adding a target (a NOS, OpenSM files, an Ansible inventory ...) is adding one package here, or registering a `Target`
 from elsewhere with `register` (a plugin; a test).  The CLI's `--only` choices, the spec rule "every NOS in the spec has
 a target" and every render, read-back and vendor check come from this registry, so nothing else lists targets.
+
+A target also brings what its NOS needs elsewhere: `port_namings` (registered into `teton.catalogue.naming` with the
+target, so the design names a switch's ports as its NOS does), its Jinja2 templates (`teton.targets.templates`, a
+`templates/` folder in its own package) and its transports (`teton.targets.transports`, by deploy mode and NOS).
 """
 
 from __future__ import annotations
@@ -12,7 +16,10 @@ import pkgutil
 from collections.abc import Iterator
 from functools import cache
 
+from teton.catalogue import catalogue_for
+from teton.catalogue.naming import add_loader, port_namings, register_port_naming, unregister_port_naming
 from teton.fabric.model import Fabric
+from teton.fabric.roles import tier_roles
 from teton.findings import Finding
 from teton.spec.model import Cluster, RoceBackend
 from teton.targets.base import (
@@ -23,14 +30,15 @@ from teton.targets.base import (
     Files,
     PortView,
     QosView,
+    QueueView,
     RenderContext,
     Session,
     Target,
 )
 
-__all__ = ["BuildFileError", "BuildFiles", "DeviceTarget", "DeviceView", "Files", "PortView", "QosView",
-           "RenderContext", "Session", "Target", "check_fabric", "check_nos", "get", "names", "nos_target", "register",
-           "targets", "unregister"]
+__all__ = ["BuildFileError", "BuildFiles", "DeviceTarget", "DeviceView", "Files", "PortView", "QosView", "QueueView",
+           "RenderContext", "Session", "Target", "check_fabric", "check_nos", "check_port_naming", "get", "names",
+           "nos_target", "register", "targets", "unregister"]
 
 _EXTRA: dict[str, Target] = {}
 
@@ -45,7 +53,16 @@ def _builtin() -> dict[str, Target]:
         target = getattr(module, "TARGET", None)
         if isinstance(target, Target):
             found[target.name] = target
+            _register_namings(target)
     return found
+
+
+def _register_namings(target: Target) -> None:
+    for naming, name_port in target.port_namings.items():
+        register_port_naming(naming, name_port)
+
+
+add_loader(_builtin)   # the design asks for a naming: the built-in packages register theirs
 
 
 def targets() -> list[Target]:
@@ -75,17 +92,22 @@ def register(target: Target) -> Target:
     if not isinstance(target, Target):
         raise TypeError(f"{target!r} is not a teton.targets.Target")
     _EXTRA[target.name] = target
+    _register_namings(target)
     return target
 
 
 def unregister(name: str) -> None:
-    _EXTRA.pop(name, None)
+    target = _EXTRA.pop(name, None)
+    if target is not None:
+        for naming in target.port_namings:
+            unregister_port_naming(naming)
+        _builtin.cache_clear()   # a built-in naming the extra one replaced is registered again
 
 
 def _tiers(c: Cluster) -> Iterator[tuple[str, str]]:
     """(spec path of the tier, nos) of every switch tier."""
     if isinstance(c.backend, RoceBackend):
-        for t in ("rtsw", "ctsw", "atsw"):
+        for t in tier_roles("roce"):
             yield f"backend.{t}", getattr(c.backend, t).nos
     if c.frontend is not None:
         yield "frontend.rsw", c.frontend.rsw.nos
@@ -100,6 +122,18 @@ def check_nos(c: Cluster, file: str) -> Iterator[Finding]:
             tier = path.rpartition(".")[2]
             yield Finding(file, f"{path}.nos", f"no target renders {nos!r} configs, so the {tier} switches would get "
                           f"no configuration; NOS with a target: {', '.join(nos_names)}", rule="nos-no-target")
+
+
+def check_port_naming(c: Cluster, file: str) -> Iterator[Finding]:
+    """Every switch model the spec uses names its ports with a registered naming (a NOS package brings it)."""
+    known = port_namings()
+    own = {m.name: i for i, m in enumerate(c.switch_models)}
+    for name, model in sorted(catalogue_for(c).items()):
+        if model.port_naming in known:
+            continue
+        path = f"switch_models[{own[name]}].port_naming" if name in own else f"catalogue {name}.port_naming"
+        yield Finding(file, path, f"no NOS package registers the port naming {model.port_naming!r} of model "
+                      f"{name!r}; registered: {', '.join(known)}", rule="unknown-port-naming")
 
 
 def check_fabric(fabric: Fabric, file: str) -> list[Finding]:

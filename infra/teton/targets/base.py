@@ -6,7 +6,8 @@ reads them back into a NOS-neutral view.
   read back on all cores.
 - `DeviceView` is the NOS-neutral view a read-back gives: what the cross-device checks (`teton validate --rendered`)
   and the digital twin use, so neither knows any vendor's format.
-- `BuildFiles` reads a build folder (or a render still in memory) by relative path; every problem names the file.
+- `BuildFiles` is the `teton.buildfolder.BuildFolder` a read-back reads: on disk or in memory; every problem names the
+  file.
 """
 
 from __future__ import annotations
@@ -18,6 +19,9 @@ from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar, Protocol
 
+from teton.buildfolder import BuildFileError as BuildFileError  # re-exported: what a read-back raises
+from teton.buildfolder import BuildFolder, device_dir, device_path
+from teton.catalogue.naming import PortNaming
 from teton.fabric.intent import Routing
 from teton.fabric.model import Device, Fabric
 from teton.findings import Finding
@@ -47,45 +51,7 @@ class RenderContext:
     devices: frozenset[str] | None = None   # per-device targets: only these devices' files (None: every device)
 
 
-class BuildFileError(Exception):
-    """A file of a build folder is missing or unreadable; `path` is relative to the build folder."""
-
-    def __init__(self, path: str, problem: str):
-        super().__init__(f"{path}: {problem}")
-        self.path, self.problem = path, problem
-
-
-class BuildFiles:
-    """The files of a build, by path relative to its folder: on disk, or in memory right after a render."""
-
-    def __init__(self, root: Path | None = None, files: Mapping[str, str] | None = None):
-        self.root = Path(root) if root is not None else None
-        self._files = files
-
-    def exists(self, rel: str) -> bool:
-        if self._files is not None:
-            return rel in self._files
-        assert self.root is not None
-        return (self.root / rel).is_file()
-
-    def text(self, rel: str) -> str:
-        if self._files is not None:
-            if rel not in self._files:
-                raise BuildFileError(rel, "missing")
-            return self._files[rel]
-        assert self.root is not None
-        try:
-            return (self.root / rel).read_text(encoding="utf-8")
-        except FileNotFoundError:
-            raise BuildFileError(rel, "missing") from None
-        except (OSError, UnicodeDecodeError) as exc:
-            raise BuildFileError(rel, f"cannot be read: {exc}") from None
-
-    def json(self, rel: str) -> Any:
-        try:
-            return json.loads(self.text(rel))
-        except (ValueError, RecursionError) as exc:
-            raise BuildFileError(rel, f"is not valid JSON: {exc}") from None
+BuildFiles = BuildFolder   # the name read-backs take: a build folder on disk or a render in memory
 
 
 @dataclass
@@ -104,10 +70,24 @@ class Session:
 
 
 @dataclass(frozen=True)
+class QueueView:
+    """One egress queue of one port as a switch's files schedule it (numbers as the NOS counts them: bytes)."""
+
+    port: str
+    queue: int
+    strict: bool
+    weight: int | None                # round-robin weight (EOS bandwidth percent, SONiC DWRR weight)
+    ecn: tuple[int, int, int] | None  # WRED/ECN marking: min bytes, max bytes, probability percent
+    where: str
+
+
+@dataclass(frozen=True)
 class QosView:
     lossless: tuple[int, ...]         # priorities with PFC (no-drop)
     dscp_to_tc: Mapping[int, int]
     where: str
+    tc_to_queue: Mapping[int, int] | None = None   # None: queue n carries traffic class n (a NIC, EOS's default)
+    queues: tuple[QueueView, ...] = ()             # switches: every queue of every port
 
 
 @dataclass
@@ -135,6 +115,8 @@ class Target:
     summary: ClassVar[str]            # one line for `--help`
     nos: ClassVar[str | None] = None  # the switch NOS it configures; None for fabric-wide outputs
     version: ClassVar[str] = "1"      # bumped when the same Fabric would render differently
+    # how its NOS names ports: {a switch model's `port_naming`: naming}, registered with the target
+    port_namings: ClassVar[Mapping[str, PortNaming]] = {}
 
     def check(self, fabric: Fabric, file: str) -> Iterator[Finding]:
         """Intents this target cannot spell, as findings with the spec path to change (run by `teton validate`)."""
@@ -152,13 +134,19 @@ class Target:
     def resolve_secrets(self, files: Files, secrets: Mapping[str, str]) -> Files:
         """The files as pushed to a device: every `TETON_SECRET_<name>` reference replaced by what this NOS expects
         (here the cleartext value; a NOS that stores ciphertext overrides it).  Only for the push, in memory: the
-        build folder never holds a secret.  KeyError names a secret that is referenced but not given."""
-        quoted = {name: json.dumps(value)[1:-1] for name, value in secrets.items()}   # inside a JSON string
-        return {path: resolve(text, quoted if path.endswith(".json") else secrets) for path, text in files.items()}
+        build folder never holds a secret.  SecretError (a KeyError) names a secret that is
+        referenced but not given, or whose value its kind does not accept (teton.secrets)."""
+        return {path: resolve(text, secrets, _json_string if path.endswith(".json") else None)
+                for path, text in files.items()}
+
+
+def _json_string(value: str) -> str:
+    """`value` as it goes inside a JSON string."""
+    return json.dumps(value)[1:-1]
 
 
 class DeviceTarget(Target):
-    """A switch NOS: `devices/<name>/<file>` for every switch whose `nos` is this target's."""
+    """A switch NOS: a folder of files per switch whose `nos` is this target's (`teton.buildfolder.device_path`)."""
 
     nos: ClassVar[str]
     files: ClassVar[tuple[str, ...]]  # the file names it writes in each device's folder
@@ -219,7 +207,7 @@ class DeviceTarget(Target):
                 findings.append(Finding(exc.path, "", exc.problem, rule="io"))
                 continue
             except (ValueError, KeyError, TypeError, AttributeError, IndexError) as exc:
-                findings.append(Finding(f"devices/{name}", "", f"cannot be read back: {type(exc).__name__}: {exc}",
+                findings.append(Finding(device_dir(name), "", f"cannot be read back: {type(exc).__name__}: {exc}",
                                         rule="io"))
                 continue
             if view is not None:
@@ -234,4 +222,4 @@ class DeviceTarget(Target):
 
     @staticmethod
     def path(device: str, file: str) -> str:
-        return f"devices/{device}/{file}"
+        return device_path(device, file)

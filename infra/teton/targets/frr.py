@@ -3,12 +3,12 @@
 Not a target of its own: the SONiC target writes it as each switch's frr.conf (SONiC's bgpd is FRR), and the digital
 twin runs it for a switch whose NOS cannot run here (EOS), from that switch's routing as read back from its files.
 The spelling, for every address family with neighbours:
-- LOCAL_<V4|V6> matches the switch's loopback and its aggregates with their more-specifics; connected routes are
-  redistributed through CONNECTED_<tag>, which permits only those;
+- the route-policy layout of `teton.frr.policy` (LOCAL_, ORIGINATE_, CONNECTED_ and EXPORT_, names and sequence
+  numbers), which the EOS spelling writes too: connected routes redistributed through CONNECTED_<tag>, EXPORT_<tag>
+  outbound to every peer group;
 - aggregates are announced summary-only;
-- EXPORT_<tag>, applied outbound to every peer group, permits everything on a transit switch and only ORIGINATE_<tag>
-  (the loopback and the aggregates, exactly) on a rack switch; a drained switch prepends its ASN (the intent's count);
-- every peer group has the maximum-prefix limit; `update-delay` holds updates after a restart until the peers are up;
+- every peer group has the maximum-prefix limit, retried after the intent's minutes (`restart`); `update-delay`
+  holds updates after a restart until the peers are up;
 - a switch that originates a default route (a front-end spine) sends it to its downlink groups (`default-originate`).
 """
 
@@ -17,12 +17,12 @@ from __future__ import annotations
 from typing import Any
 
 from teton.fabric.intent import Routing
+from teton.frr.policy import route_policy
 from teton.secrets import secret_ref
 from teton.targets.templates import render_template
+from teton.targets.tokens import token
 
-TAG = {"ipv4": "V4", "ipv6": "V6"}
 AFI = {"ipv4": "ip", "ipv6": "ipv6"}
-MAX_LEN = {"ipv4": 32, "ipv6": 128}
 
 
 def frr_context(hostname: str, r: Routing) -> dict[str, Any]:
@@ -31,34 +31,29 @@ def frr_context(hostname: str, r: Routing) -> dict[str, Any]:
     route_maps: list[dict[str, Any]] = []
     afs: list[dict[str, Any]] = []
     groups: list[dict[str, Any]] = []
-    for fam in r.families():
-        afi, tag = AFI[fam], TAG[fam]
-        lo = r.loopback4 if fam == "ipv4" else r.loopback6
+    for policy in route_policy(r):
+        fam, afi = policy.family, AFI[policy.family]
         aggregates = r.aggregates4 if fam == "ipv4" else r.aggregates6
-        local, export = f"LOCAL_{tag}", f"ORIGINATE_{tag}"
-        seq = 10
-        if lo:
-            prefix_lists.append({"afi": afi, "name": local, "seq": seq, "prefix": lo, "le": None})
-            prefix_lists.append({"afi": afi, "name": export, "seq": seq, "prefix": lo, "le": None})
-        for a in aggregates:
-            seq += 10
-            prefix_lists.append({"afi": afi, "name": local, "seq": seq, "prefix": a, "le": MAX_LEN[fam]})
-            prefix_lists.append({"afi": afi, "name": export, "seq": seq, "prefix": a, "le": None})
-        route_maps.append({"name": f"CONNECTED_{tag}", "seq": 10, "match": local, "afi_match": afi, "prepend": None})
-        route_maps.append({"name": f"EXPORT_{tag}", "seq": 10, "match": None if r.transit else export,
-                           "afi_match": afi, "prepend": " ".join([str(r.asn)] * r.drain_prepend) or None})
+        prefix_lists += [{"afi": afi, "name": pl.name, "seq": e.seq, "prefix": e.prefix, "le": e.le}
+                         for pl in (policy.local, policy.originate) for e in pl.entries]
+        for rm in (policy.connected, policy.export):
+            route_maps.append({"name": rm.name, "seq": rm.seq, "match": rm.match, "afi_match": afi,
+                               "prepend": " ".join(map(str, rm.prepend)) or None})
         names = [g.name for g in r.groups if g.family == fam]
         groups += [{"name": g.name, "passive": g.passive} for g in r.groups if g.family == fam]
-        afs.append({"name": fam, "redistribute": f"CONNECTED_{tag}", "aggregates": aggregates, "groups": names,
-                    "export": f"EXPORT_{tag}",
+        afs.append({"name": fam, "redistribute": policy.connected.name, "aggregates": aggregates, "groups": names,
+                    "export": policy.export.name,
                     "default_to": [g.name for g in r.groups if g.family == fam and g.direction == "down"]
                     if r.default_originate else []})
-    neighbors = [{"ip": n.address, "remote_as": n.remote_as, "description": n.peer, "group": n.group}
+    token(hostname, hostname, "hostname", "frr.conf")
+    neighbors = [{"ip": token(n.address, hostname, "neighbor", "frr.conf"), "remote_as": n.remote_as,
+                  "description": token(n.peer, hostname, f"neighbor {n.address} peer", "frr.conf"), "group": n.group}
                  for n in r.neighbors]
     prefix_lists.sort(key=lambda p: (p["afi"] != "ip", p["name"], p["seq"]))
     bgp = {"asn": r.asn, "router_id": r.router_id, "keepalive": r.timers.keepalive, "hold": r.timers.hold,
            "connect_retry": r.timers.connect_retry, "bfd": r.bfd, "maximum_paths": r.maximum_paths,
-           "maximum_prefixes": r.maximum_prefixes, "startup_hold": r.startup_hold_s,
+           "maximum_prefixes": r.maximum_prefixes, "maximum_prefix_restart": r.maximum_prefix_restart_min,
+           "startup_hold": r.startup_hold_s,
            "password": secret_ref(r.password_secret) if r.password_secret else None}
     return {"hostname": hostname, "bgp": bgp, "prefix_lists": prefix_lists, "route_maps": route_maps,
             "groups": groups, "neighbors": neighbors, "afs": afs}

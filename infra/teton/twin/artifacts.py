@@ -13,15 +13,14 @@ import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from teton.buildfolder import BuildFolder, device_dir
 from teton.fabric.model import Fabric
+from teton.fabric.roles import link_kinds, tier_roles
 from teton.findings import Finding, SpecError, TetonError
-from teton.targets import BuildFiles, DeviceView, RenderContext
+from teton.targets import DeviceView, RenderContext
 from teton.targets.frr import render_frr
 from teton.twin.plan import TwinInterface, TwinLink, TwinNode, TwinPlan
-from teton.validate.rendered import load_build_fabric, read_views
-
-BACKEND_LINKS = ("host-rtsw", "rtsw-ctsw", "ctsw-atsw")
-SWITCH_ROLES = ("rtsw", "ctsw", "atsw")
+from teton.validate.rendered import read_views
 
 
 @dataclass
@@ -77,10 +76,10 @@ def _host(view: DeviceView) -> TwinNode:
     return TwinNode(view.name, "host", interfaces, None, tuple(routes), tuple(source))
 
 
-def twin_plan(build: Path, name: str | None = None) -> TwinSource:
+def twin_plan(build: BuildFolder | Path, name: str | None = None) -> TwinSource:
     """The backend fabric of the build folder `build` as a twin plan (named after the cluster unless `name`)."""
-    source = BuildFiles(Path(build))
-    fabric = load_build_fabric(source)
+    source = build if isinstance(build, BuildFolder) else BuildFolder(build)
+    fabric = source.fabric()
     if fabric.backend != "roce":
         raise TetonError(f"cluster {fabric.name!r} has an {fabric.backend} backend; the twin runs a routed "
                          "Ethernet backend in FRR.  An InfiniBand fabric is simulated by ibsim and routed by a real "
@@ -89,17 +88,17 @@ def twin_plan(build: Path, name: str | None = None) -> TwinSource:
     if problems:
         raise SpecError(problems)
     by_name = {v.name: v for v in views}
-    links = [link for link in fabric.links if link.kind in BACKEND_LINKS]
+    links = [link for link in fabric.links if link.kind in link_kinds("roce")]
     wanted = sorted({link.a.device for link in links} | {link.b.device for link in links})
     nodes: list[TwinNode] = []
     out = TwinSource(TwinPlan(name or plan_name(fabric.name), (), ()), fabric)
     missing = [d for d in wanted if d not in by_name]
     if missing:
-        raise SpecError([Finding(f"devices/{d}", "", "no files for this device in the build (rendered with --only?)",
+        raise SpecError([Finding(device_dir(d), "", "no files for this device in the build (rendered with --only?)",
                                  rule="twin") for d in missing])
     for d in wanted:
         view = by_name[d]
-        if fabric.devices[d].role in SWITCH_ROLES:
+        if fabric.devices[d].role in tier_roles("roce"):
             node, how = _switch(view, fabric)
             out.origin[d] = how
         else:

@@ -10,132 +10,47 @@ What a switch's ``frr_conf`` must contain (nothing rewrites it; these settings c
     tier,
   - interface names as the kernel sees them: ``teton.twin.plan.linux_ifname(name)``.
 
-The twin runs zebra and bgpd only.  FRR 8.4 accepts the whole integrated file with ``-f`` in both daemons, but each
-logs "No such command" for every line of the other daemon, which would drown real errors: `split_frr_conf` gives
-each daemon its own part.  `check_configs` runs ``vtysh -C`` on many integrated files at once (it knows the syntax,
-not every range or dependency: it accepts ``timers bgp 1 1``, which bgpd refuses).
-
-What a daemon refuses while it reads its config at start-up (FRR 8.4 ``lib/vty.c``; one log line per refused line)::
-
-    ... BGP: [SHWNK-NWT5S][EC 100663304] Command returned Warning Config Failed on config line 5:  timers bgp 1 1
-    ... BGP: [SHWNK-NWT5S][EC 100663304] No such command on config line 15: some-unknown-command here
-
-"No such command", "Ambiguous command", "Command returned Incomplete" and the other return codes share the form
-"<reason> on config line N: <line>"; a config file that cannot be read gives "failed to read configuration file".
-The daemon's own explanation ("% hold time value must be either 0 or greater than 3") goes to its stdout, which
-`teton.twin.processes.spawn_daemon` appends to ``<daemon>.out``.  `config_complaints` and `daemon_remarks` read
-both from a byte offset, so that a restarted daemon is judged by what it said this time.
+The twin runs zebra and bgpd only, each with its own part of the file (`teton.frr.conf.split_frr_conf`).
+`check_configs` runs ``vtysh -C`` on many integrated files at once (it knows the syntax, not every range or dependency:
+it accepts ``timers bgp 1 1``, which bgpd refuses).  What a daemon refuses at start-up is read back from its log and
+its stdout (`teton.twin.processes.spawn_daemon` appends it to ``<daemon>.out``) by `refused_config`, from the byte
+offsets `log_marks` took before it started.
 """
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
+from teton.frr.conf import DAEMONS, config_complaints, daemon_remarks, split_frr_conf
 from teton.twin.processes import run_all
 
-DAEMONS = ("zebra", "bgpd")
-"""The daemons of a twin switch, in start order."""
-
-_BGPD_ONLY = (
-    "router bgp",
-    "bgp ",
-    "ip as-path",
-    "ip community-list",
-    "ip extcommunity-list",
-    "ip large-community-list",
-    "rpki",
-    "bmp ",
-    "debug bgp",
-)
-_ZEBRA_ONLY = (
-    "interface ",
-    "vrf ",
-    "zebra ",
-    "no zebra ",
-    "ip forwarding",
-    "ipv6 forwarding",
-    "no ip forwarding",
-    "no ipv6 forwarding",
-    "ip nht",
-    "ipv6 nht",
-    "no ip nht",
-    "no ipv6 nht",
-    "ip protocol",
-    "ipv6 protocol",
-    "ip import-table",
-    "table ",
-    "debug zebra",
-    "mpls ",
-)
-_STATICD = ("ip route ", "ipv6 route ")  # staticd: not run by the twin
-_DROPPED = (
-    "line vty",  # vty over TCP is off (-P 0); zebra rejects the block
-    "service integrated-vtysh-config",  # vtysh's own setting: both daemons log "No such command"
-    "no service integrated-vtysh-config",
-)
-_BLOCK_END = ("exit", "exit-vrf", "end")
 _CHECK_BATCH = 64  # integrated configs per `vtysh -C` call
 
-_COMPLAINT = re.compile(r" on config line \d+: |failed to read configuration file")
-_LOG_LINE = re.compile(r"^\d{4}/\d\d/\d\d \d\d:\d\d:\d\d")  # FRR log lines also reach stdout before the log is open
+
+def write_private(path: Path, text: str) -> None:
+    """Write `text` to `path` readable by its owner only (0600 from the start, whatever the umask; a symlink in its
+    place is refused): a twin's configs hold the secrets resolved."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+    with os.fdopen(fd, "w") as f:
+        os.fchmod(f.fileno(), 0o600)
+        f.write(text)
 
 
-def _owner(first_line: str) -> str:
-    s = first_line.strip()
-    if s.startswith(_BGPD_ONLY):
-        return "bgpd"
-    if s.startswith(_ZEBRA_ONLY):
-        return "zebra"
-    if s.startswith(_STATICD):
-        return "staticd"
-    if s.startswith(_DROPPED):
-        return "none"
-    return "both"
-
-
-def split_frr_conf(text: str) -> tuple[dict[str, str], list[str]]:
-    """Split an integrated frr.conf into {"zebra": text, "bgpd": text} plus warnings.
-
-    Blocks (a line at column 0 with its indented lines and closing ``exit``) keep their order; ``router bgp`` and
-    the bgp lists go to bgpd, ``interface``/``vrf`` and the zebra globals to zebra, everything else (``frr defaults``,
-    ``hostname``, ``log``, route-maps, prefix-lists, access-lists ...) to both.  ``!`` comments, ``line vty`` and
-    vtysh's own ``service integrated-vtysh-config`` are dropped.
-    """
-    blocks: list[tuple[str, list[str]]] = []
-    for raw in text.splitlines():
-        line = raw.rstrip()
-        stripped = line.strip()
-        if not stripped or stripped.startswith(("!", "#")):
-            continue
-        indented = line[0].isspace()
-        if not indented and stripped in _BLOCK_END:
-            if stripped != "end" and blocks:
-                blocks[-1][1].append(line)
-            continue
-        if indented and blocks:
-            blocks[-1][1].append(line)
-        else:
-            blocks.append((_owner(line), [line]))
-    out: dict[str, list[str]] = {d: [] for d in DAEMONS}
-    warnings: list[str] = []
-    for owner, lines in blocks:
-        if owner == "staticd":
-            warnings.append(f"static route needs staticd, which the twin does not run: {lines[0].strip()}")
-        for daemon in DAEMONS:
-            if owner in (daemon, "both"):
-                out[daemon].extend(lines)
-    return {d: "\n".join(lines) + "\n" for d, lines in out.items()}, warnings
+def config_files(node_dir: Path) -> list[Path]:
+    """The files `write_node_configs` writes into `node_dir` (they hold resolved secrets; the logs do not)."""
+    return [node_dir / "frr.conf", *(node_dir / f"{daemon}.conf" for daemon in DAEMONS)]
 
 
 def write_node_configs(node_dir: Path, frr_conf: str) -> list[str]:
-    """Write ``frr.conf`` and its per-daemon parts ``<daemon>.conf`` into `node_dir`; harmless warnings."""
-    (node_dir / "frr.conf").write_text(frr_conf)
+    """Write ``frr.conf`` and its per-daemon parts ``<daemon>.conf`` into `node_dir`, each 0600; harmless warnings."""
+    write_private(node_dir / "frr.conf", frr_conf)
     parts, warnings = split_frr_conf(frr_conf)
     if "no zebra nexthop kernel enable" not in frr_conf:
         warnings.append("frr_conf lacks 'no zebra nexthop kernel enable' (see teton.twin.frrconf)")
     for daemon, text in parts.items():
-        (node_dir / f"{daemon}.conf").write_text(text)
+        write_private(node_dir / f"{daemon}.conf", text)
     return warnings
 
 
@@ -154,7 +69,7 @@ def check_configs(confs: dict[str, str], scratch_dir: Path) -> list[str]:
             text += lines
             line += len(lines)
         path = scratch_dir / f"check-{k}.conf"
-        path.write_text("\n".join(text) + "\n")
+        write_private(path, "\n".join(text) + "\n")
         files.append(path)
         spans.append(span)
     try:
@@ -189,27 +104,6 @@ def _size(path: Path) -> int:
         return path.stat().st_size
     except FileNotFoundError:
         return 0
-
-
-def _read_from(path: Path, offset: int) -> list[str]:
-    try:
-        with path.open("rb") as fh:
-            fh.seek(offset)
-            return fh.read().decode(errors="replace").splitlines()
-    except FileNotFoundError:
-        return []
-
-
-def config_complaints(log: Path, offset: int = 0) -> list[str]:
-    """Every line of a daemon's log after byte `offset` saying that it refused (part of) its config file, without
-    the timestamp and message ids: "Command returned Warning Config Failed on config line 5:  timers bgp 1 1"."""
-    return [line.split("] ", 1)[-1] for line in _read_from(log, offset) if _COMPLAINT.search(line)]
-
-
-def daemon_remarks(out: Path, offset: int = 0, limit: int = 10) -> list[str]:
-    """What a daemon printed on stdout/stderr after byte `offset` other than log lines (FRR's reasons, "% ...")."""
-    lines = [line.strip() for line in _read_from(out, offset) if line.strip() and not _LOG_LINE.match(line)]
-    return lines[:limit]
 
 
 def refused_config(node_dir: Path, marks: dict[str, tuple[int, int]]) -> list[str]:

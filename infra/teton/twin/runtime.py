@@ -5,12 +5,12 @@ its own directory ``<state_dir>/<netns>/`` holding its configs, logs, vty socket
 owned by ``frr:frr``.  ``<state_dir>/state.json`` records namespaces and daemon PIDs so that another process can call
 ``Twin.load(state_dir).down()``; `cleanup_leftovers` needs nothing but the name prefix (it works after a crash that
 lost the state directory).  `Twin` orchestrates; the work is done by
-  - `teton.twin.frrconf`: splitting frr.conf per daemon (and what it must contain), the ``vtysh -C`` check, config
-    complaints in the daemons' logs,
+  - `teton.twin.frrconf`: writing frr.conf and its parts per daemon (split by `teton.frr.conf`; what it must
+    contain), the ``vtysh -C`` check, config complaints in the daemons' logs,
   - `teton.twin.netns`: namespaces, veths, addresses, routes, link up/down (``ip -batch``), kernel route queries,
   - `teton.twin.processes`: spawning, signalling and finding the FRR daemons,
   - `teton.twin.sysctl`: the machine-wide neighbour-table thresholds,
-  - `teton.twin.vty`: queries over the daemons' vty sockets (~1 ms each instead of ~35 ms of CPU for ``vtysh``).
+  - `teton.frr.vty`: queries over the daemons' vty sockets (~1 ms each instead of ~35 ms of CPU for ``vtysh``).
 
 ``state_dir`` must be reachable by user ``frr`` (every parent directory searchable: pytest's ``tmp_path`` is not)
 and short enough for unix socket paths (107 characters for ``<state_dir>/<netns>/zserv.api``); both are checked.
@@ -35,9 +35,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from teton.twin import frrconf, processes, sysctl, vty
+from teton.frr import vty
+from teton.frr.conf import DAEMONS, split_frr_conf
+from teton.frr.vty import vty_command
+from teton.twin import frrconf, processes, sysctl
 from teton.twin import netns as ns_ops
-from teton.twin.frrconf import DAEMONS, split_frr_conf
 from teton.twin.plan import (
     NETNS_PREFIX,
     TwinLink,
@@ -48,7 +50,6 @@ from teton.twin.plan import (
     plan_to_dict,
     validate_plan,
 )
-from teton.twin.vty import vty_command
 
 __all__ = [
     "Twin", "TwinError", "UpReport", "cleanup_leftovers", "split_frr_conf", "twin_processes", "vty_command",
@@ -166,7 +167,7 @@ class Twin:
             "neigh_thresholds_raised": self._neigh_raised,
         }
         tmp = self.state_file.with_suffix(".tmp")
-        tmp.write_text(json.dumps(state, indent=1))
+        frrconf.write_private(tmp, json.dumps(state, indent=1))     # the plan holds the resolved configs
         tmp.replace(self.state_file)
 
     # ---------------------------------------------------------------- up
@@ -243,7 +244,8 @@ class Twin:
             d = self.node_dir(node.name)
             if d.exists():
                 shutil.rmtree(d)
-            d.mkdir(mode=0o755)
+            d.mkdir(mode=0o700)
+            d.chmod(0o700)              # its configs hold the secrets resolved: the daemons' user (frr) only
             if node.frr_conf is not None:
                 warnings += [f"{node.name}: {w}" for w in frrconf.write_node_configs(d, node.frr_conf)]
                 confs[node.name] = node.frr_conf
@@ -486,8 +488,11 @@ class Twin:
                 raise TwinError(f"could not delete namespaces {left}: {said}")
         sysctl.restore_neigh_thresholds_if_idle()
         self._neigh_raised = False
-        if keep_logs:
+        if keep_logs:                   # the logs stay; the configs (secrets resolved) do not
             self.state_file.unlink(missing_ok=True)
+            for node in self._nodes:
+                for f in frrconf.config_files(self.node_dir(node)):
+                    f.unlink(missing_ok=True)
             return
         for node in self._nodes:
             shutil.rmtree(self.node_dir(node), ignore_errors=True)

@@ -14,26 +14,34 @@ import json
 import shutil
 import time
 from collections.abc import Mapping
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from teton.build import build as build_spec
+from teton.buildfolder import BuildFolder
+from teton.expect import (
+    NO_FAILURES,
+    PING_SAMPLE,
+    TIER,
+    Failures,
+    PingProbe,
+    Report,
+    Sampling,
+    expected_sessions,
+    promise,
+    wait_until_kept,
+)
+from teton.expect import check as check_promise
 from teton.fabric.model import Fabric
-from teton.fabric.serialize import load_fabric
 from teton.findings import TetonError
-from teton.manifest import read_manifest
 from teton.secrets import resolve
 from teton.spec.load import load_spec
 from teton.twin.artifacts import plan_name, twin_plan
-from teton.twin.expect import TIER, Failures, ecmp_probes, expected_ecmp, expected_sessions, same_rail_pairs
 from teton.twin.plan import TwinPlan
 from teton.twin.runtime import Twin, TwinError, cleanup_leftovers
 
 STATE_ROOT = Path("/run/teton/twin")
-PING_SAMPLE = 1024     # same-rail (host, host, NIC, family) pings on a big twin; all of them when fewer
-ECMP_SAMPLE = 512      # (switch, remote rack) ECMP checks on a big twin
 
 
 class TwinNotRunning(TetonError):
@@ -63,26 +71,58 @@ def _save_meta(name: str, meta: dict[str, Any]) -> None:
 
 
 def twin_name(which: str) -> str:
-    """The twin a verb is about: a build folder (its fabric.json names the cluster), a spec file (only its name is
+    """The twin a verb is about: a build folder (its Fabric names the cluster), a spec file (only its name is
     read), or the twin's name itself."""
     p = Path(which)
     if p.is_dir():
         try:
-            return plan_name(json.loads((p / "fabric.json").read_text())["fabric"]["cluster"])
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            raise TetonError(f"{p} is not a teton build folder (fabric.json: {exc})") from None
+            return plan_name(BuildFolder(p).cluster())
+        except TetonError as exc:
+            raise TetonError(f"{p} is not a teton build folder ({exc})") from None
     if p.is_file():
         return plan_name(load_spec(p).name)
     return plan_name(which)
 
 
+def _snapshot_dir(name: str) -> Path:
+    return state_dir(name) / "build"
+
+
+def build_folder(name: str) -> BuildFolder:
+    """The build the twin runs: its snapshot, taken by `up`."""
+    return BuildFolder(_snapshot_dir(name))
+
+
 def _fabric(name: str) -> Fabric:
     """The Fabric of the build the twin runs (its snapshot)."""
-    return load_fabric((state_dir(name) / "build" / "fabric.json").read_text())
+    return build_folder(name).fabric()
 
 
-def _twin(name: str) -> Twin:
-    return Twin.load(state_dir(name) / "rt")
+def load_twin(name: str) -> Twin:
+    """The running twin `name`; TetonError if it is not up (no state, or a state that cannot be read)."""
+    try:
+        return Twin.load(state_dir(name) / "rt")
+    except Exception as exc:     # noqa: BLE001 (TwinError, OSError, a corrupt state file: all mean "not up")
+        raise TetonError(f"twin {name!r} is not up ({exc}); run `teton twin up` first") from None
+
+
+class TwinObserver:
+    """What the twin shows, as `teton.expect.check` asks it: bgpd's sessions, the kernel's next hops, pings."""
+
+    def __init__(self, twin: Twin):
+        self.twin = twin
+
+    def established(self, switch: str) -> int:
+        try:
+            return len(self.twin.established_peers(self.twin.bgp_summary(switch)))
+        except Exception:   # noqa: BLE001 (the daemon may be stopped or restarting: no answer, not a crash)
+            return -1
+
+    def nexthops(self, switch: str, prefix: str) -> int:
+        return self.twin.kernel_nexthops(switch, prefix)
+
+    def reaches(self, probe: PingProbe) -> bool:
+        return self.twin.ping(probe.host, probe.src, probe.dst, count=1, timeout=1.0)
 
 
 def _prepare_state(root: Path) -> None:
@@ -100,8 +140,8 @@ def up(which: str, secrets: Mapping[str, str] | None = None) -> dict[str, Any]:
     without, the reference tokens stand for them on both ends of every session."""
     source = Path(which)
     from_build = source.is_dir()
-    if from_build and read_manifest(source) is None:
-        raise TetonError(f"{source} is not a teton build folder (no manifest.json)")
+    if from_build:
+        BuildFolder.open(source)
     name = twin_name(which)
     root = state_dir(name)
     if _meta_path(name).is_file():
@@ -111,11 +151,11 @@ def up(which: str, secrets: Mapping[str, str] | None = None) -> dict[str, Any]:
     _prepare_state(root)
     t0 = time.monotonic()
     try:
-        if from_build:
-            shutil.copytree(source, root / "build", symlinks=False)
+        if from_build:       # read through the BuildFolder: bounded, and no symlink leads out of the build
+            BuildFolder(source).snapshot(_snapshot_dir(name))
         else:
-            build_spec(which, root / "build")
-        plan = twin_plan(root / "build", name)
+            build_spec(which, _snapshot_dir(name))
+        plan = twin_plan(build_folder(name), name)
     except BaseException:
         shutil.rmtree(root, ignore_errors=True)
         raise
@@ -127,11 +167,11 @@ def up(which: str, secrets: Mapping[str, str] | None = None) -> dict[str, Any]:
             "failures": {"devices": [], "links": []}}
     _save_meta(name, meta)
     fabric = plan.fabric
-    sessions = expected_sessions(fabric, sorted(plan.origin), Failures([], []))
+    sessions = expected_sessions(fabric, sorted(plan.origin), NO_FAILURES)
     try:
         report = twin.up()
         converged = twin.wait_converged(sessions, timeout=120)
-        ecmp_at, ecmp = _wait_ecmp(twin, fabric, Failures([], []), timeout=60)
+        ecmp_at, ecmp = _wait_ecmp(twin, fabric, NO_FAILURES, timeout=60)
     except BaseException:
         twin.down(keep_logs=True)
         _meta_path(name).unlink(missing_ok=True)
@@ -160,82 +200,58 @@ def _eos_as_frr(meta: dict[str, Any]) -> list[str]:
     return sorted(d for d, how in meta["origin"].items() if "unchanged" not in how)
 
 
-def _ecmp_mismatches(twin: Twin, fabric: Fabric, expected: dict[tuple[str, str], int]) -> list[dict[str, Any]]:
-    def one(item: tuple[tuple[str, str], int]) -> dict[str, Any] | None:
-        (x, t), want = item
-        prefix = fabric.devices[t].prefixes4[0] if fabric.devices[t].prefixes4 else fabric.devices[t].prefixes6[0]
-        got = twin.kernel_nexthops(x, prefix)
-        return None if got == want else {"switch": x, "prefix": prefix, "towards": t, "expected": want, "got": got}
-
-    with ThreadPoolExecutor(8) as pool:
-        return [r for r in pool.map(one, sorted(expected.items())) if r]
+def _ecmp_json(report: Report) -> list[dict[str, Any]]:
+    return [{"switch": m.probe.switch, "prefix": m.probe.prefix, "towards": m.probe.towards,
+             "expected": m.probe.width, "got": m.got} for m in report.ecmp]
 
 
 def _wait_ecmp(twin: Twin, fabric: Fabric, failures: Failures, timeout: float) -> tuple[float, list[dict[str, Any]]]:
-    expected = expected_ecmp(fabric, failures, ecmp_probes(fabric, ECMP_SAMPLE))
     t0 = time.monotonic()
-    while True:
-        bad = _ecmp_mismatches(twin, fabric, expected)
-        if not bad or time.monotonic() - t0 > timeout:
-            return time.monotonic() - t0, bad
-        time.sleep(0.05)
+    report = wait_until_kept(promise(fabric, [], failures, Sampling(pings=0)), TwinObserver(twin), timeout,
+                             interval=0.05)
+    return time.monotonic() - t0, _ecmp_json(report)
 
 
 def verify(which: str, *, ping_sample: int = PING_SAMPLE) -> dict[str, Any]:
-    """Sessions as designed, same-rail NIC pairs reachable, ECMP as wide as the design; ok only if all three were
-    checked (something was probed) and all held."""
+    """Sessions as designed, same-rail NIC pairs reachable, ECMP as wide as the design (`teton.expect`); ok only if
+    all three were checked (something was probed) and all held."""
     name = twin_name(which)
     meta = _load_meta(name)
     fabric = _fabric(name)
-    twin = _twin(name)
-    failures = Failures(**meta["failures"])
-    t0 = time.monotonic()
-    expected = expected_sessions(fabric, sorted(meta["origin"]), failures)
-    sessions_ok = {}
-    for sw, want in expected.items():
-        got = len(twin.established_peers(twin.bgp_summary(sw)))
-        sessions_ok[sw] = (got, want)
-    bad_sessions = {sw: {"established": g, "expected": w} for sw, (g, w) in sessions_ok.items() if g != w}
-    t_sessions = time.monotonic() - t0
-    pairs, total_pairs = same_rail_pairs(fabric, max(0, ping_sample))
-    t1 = time.monotonic()
-    with ThreadPoolExecutor(8) as pool:
-        results = list(pool.map(lambda p: twin.ping(p[0], p[1], p[3], count=1, timeout=1.0), pairs))
-    failed_pings = [{"from": a, "src": s, "to": b, "dst": d}
-                    for (a, s, b, d), ok in zip(pairs, results, strict=True) if not ok]
-    t_ping = time.monotonic() - t1
-    t2 = time.monotonic()
-    probes = ecmp_probes(fabric, ECMP_SAMPLE)
-    ecmp = _ecmp_mismatches(twin, fabric, expected_ecmp(fabric, failures, probes))
-    t_ecmp = time.monotonic() - t2
-    unchecked = [what for what, n in (("sessions", sum(expected.values())), ("same-rail pings", len(pairs)),
-                                      ("ECMP widths", len(probes))) if n == 0]
-    ok = not bad_sessions and not failed_pings and not ecmp and not unchecked
+    twin = load_twin(name)
+    failures = Failures.from_json(meta["failures"])
+    expected = promise(fabric, sorted(meta["origin"]), failures, Sampling(pings=ping_sample))
+    report = check_promise(expected, TwinObserver(twin))
+    seconds = {k: round(v, 3) for k, v in report.seconds.items()}
     return {
-        "twin": name, "ok": ok, "failures": meta["failures"], "unchecked": unchecked,
-        "bgp": {"expected_sessions": sum(expected.values()),
-                "established": sum(g for g, _ in sessions_ok.values()), "mismatched": bad_sessions,
-                "seconds": round(t_sessions, 3)},
-        "same_rail_ping": {"pinged": len(pairs), "of": total_pairs, "failed": failed_pings,
-                           "hosts": len(fabric.by_role("host")), "seconds": round(t_ping, 3)},
-        "ecmp": {"checked": len(probes), "mismatched": ecmp, "seconds": round(t_ecmp, 3)},
+        "twin": name, "ok": report.ok and not report.unchecked, "failures": meta["failures"],
+        "unchecked": list(report.unchecked),
+        "bgp": {"expected_sessions": sum(expected.sessions.values()), "established": report.established,
+                "mismatched": {m.switch: {"established": m.established, "expected": m.expected}
+                               for m in report.sessions},
+                "seconds": seconds["sessions"]},
+        "same_rail_ping": {"pinged": len(expected.pings), "of": expected.pings_total,
+                           "failed": [{"from": p.host, "src": p.src, "to": p.peer, "dst": p.dst} for p in report.pings],
+                           "hosts": len(fabric.by_role("host")), "seconds": seconds["pings"]},
+        "ecmp": {"checked": len(expected.ecmp), "mismatched": _ecmp_json(report), "seconds": seconds["ecmp"]},
         "eos_as_frr": _eos_as_frr(meta),
     }
 
 
-def _parse_target(fabric: Fabric, target: str) -> tuple[str, list[str] | None]:
-    """A device name, or a link 'device:port' (either end)."""
-    if target in fabric.devices:
-        d = fabric.devices[target]
+def _parse_failure(fabric: Fabric, what: str) -> tuple[str, tuple[str, str] | None]:
+    """What to fail: a device name, or a link 'device:port' (either end)."""
+    if what in fabric.devices:
+        d = fabric.devices[what]
         if d.role not in TIER:
-            raise TetonError(f"{target} is a {d.role}; the twin fails switches and links")
-        return target, None
-    dev, _, port = target.partition(":")
+            raise TetonError(f"{what} is a {d.role}; the twin fails switches and links")
+        return what, None
+    dev, _, port = what.partition(":")
     if dev in fabric.devices:
         i = fabric.devices[dev].interface(port)
         if i is not None:
-            return dev, sorted([f"{dev}:{port}", f"{i.peer}:{i.peer_port}"])
-    raise TetonError(f"{target!r} is neither a switch nor a link 'device:port' of this fabric")
+            a, b = sorted([f"{dev}:{port}", f"{i.peer}:{i.peer_port}"])
+            return dev, (a, b)
+    raise TetonError(f"{what!r} is neither a switch nor a link 'device:port' of this fabric")
 
 
 def _reconverge(twin: Twin, fabric: Fabric, meta: dict[str, Any], failures: Failures, t0: float) -> dict[str, Any]:
@@ -247,28 +263,29 @@ def _reconverge(twin: Twin, fabric: Fabric, meta: dict[str, Any], failures: Fail
             "ecmp_mismatched": bad}
 
 
-def fail(which: str, target: str, how: str = "kill") -> dict[str, Any]:
+def fail(which: str, what: str, how: str = "kill") -> dict[str, Any]:
+    """Fail `what` (a switch, or a link 'device:port') in the twin `which`."""
     name = twin_name(which)
     meta = _load_meta(name)
     fabric = _fabric(name)
-    twin = _twin(name)
-    device, link = _parse_target(fabric, target)
-    failures = Failures(**meta["failures"])
+    twin = load_twin(name)
+    device, link = _parse_failure(fabric, what)
+    failures = Failures.from_json(meta["failures"])
     t0 = time.monotonic()
     if link is None:
         if device in failures.devices:
             raise TetonError(f"{device} has already failed")
         twin.stop_node(device, how)
-        failures.devices.append(device)
+        failures = replace(failures, devices=(*failures.devices, device))
     else:
         if link in failures.links:
             raise TetonError(f"link {link[0]} <-> {link[1]} has already failed")
         dev, _, port = link[0].partition(":")
         twin.set_link(dev, port, False)
-        failures.links.append(link)
-    meta["failures"] = {"devices": failures.devices, "links": failures.links}
+        failures = replace(failures, links=(*failures.links, link))
+    meta["failures"] = failures.to_json()
     _save_meta(name, meta)
-    return {"twin": name, "failed": target, "how": how if link is None else "link down",
+    return {"twin": name, "failed": what, "how": how if link is None else "link down",
             "reconvergence": _reconverge(twin, fabric, meta, failures, t0)}
 
 
@@ -277,8 +294,8 @@ def restore(which: str) -> dict[str, Any]:
     name = twin_name(which)
     meta = _load_meta(name)
     fabric = _fabric(name)
-    twin = _twin(name)
-    failures = Failures(**meta["failures"])
+    twin = load_twin(name)
+    failures = Failures.from_json(meta["failures"])
     t0 = time.monotonic()
     for device in failures.devices:
         twin.start_node(device)
@@ -286,11 +303,11 @@ def restore(which: str) -> dict[str, Any]:
         dev, _, port = a.partition(":")
         twin.set_link(dev, port, True)
     restarted = twin.ensure_running()
-    restored = {"devices": failures.devices, "links": failures.links}
-    meta["failures"] = {"devices": [], "links": []}
+    restored = failures.to_json()
+    meta["failures"] = NO_FAILURES.to_json()
     _save_meta(name, meta)
     return {"twin": name, "restored": restored, "restarted": restarted,
-            "reconvergence": _reconverge(twin, fabric, meta, Failures([], []), t0)}
+            "reconvergence": _reconverge(twin, fabric, meta, NO_FAILURES, t0)}
 
 
 def down(which: str | None = None, name: str | None = None) -> dict[str, Any]:

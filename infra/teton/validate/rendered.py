@@ -20,29 +20,35 @@ from pathlib import Path
 from typing import Any
 
 from teton import targets
+from teton.buildfolder import FABRIC_JSON, MANIFEST, BuildFileError, BuildFolder
 from teton.fabric.model import Fabric
-from teton.fabric.serialize import FabricFormatError, load_fabric
+from teton.fabric.serialize import FabricFormatError
 from teton.findings import Finding
-from teton.manifest import MANIFEST, read_manifest
-from teton.targets import BuildFileError, BuildFiles, DeviceView, RenderContext
+from teton.targets import DeviceView, RenderContext
 from teton.targets.parallel import map_chunks
 from teton.validate.plaintext import scan
-from teton.validate.rules import check_bgp_sessions, check_lossless_class, check_mtu, check_qos, check_router_ids
+from teton.validate.rules import (
+    check_bgp_sessions,
+    check_control_class,
+    check_lossless_class,
+    check_mtu,
+    check_qos,
+    check_router_ids,
+    check_scheduling,
+)
 
-FABRIC = "fabric.json"
-_NOT_SCANNED = frozenset({FABRIC, MANIFEST})
+_NOT_SCANNED = frozenset({FABRIC_JSON, MANIFEST})
 
 
-def check_files(build: Path) -> list[Finding]:
+def check_files(build: BuildFolder) -> list[Finding]:
     """One pass over the folder, on all cores: every listed file exists with the listed sha256, every file is listed,
     and no file holds a secret in plaintext."""
-    manifest = read_manifest(build)
+    manifest = build.manifest()
     out: list[Finding] = []
     if manifest is None:
         out.append(Finding(MANIFEST, "", "missing or unreadable: is this a teton build folder?", rule="manifest"))
     listed = manifest["files"] if manifest is not None else None
-    present = sorted(p.relative_to(build).as_posix() for p in build.rglob("*") if p.is_file())
-    present = [rel for rel in present if rel != MANIFEST]
+    present = [rel for rel in build.paths() if rel != MANIFEST]
     for found in map_chunks(partial(_check_chunk, build, listed), present):
         out += found
     if listed is not None:
@@ -51,13 +57,13 @@ def check_files(build: Path) -> list[Finding]:
     return out
 
 
-def _check_chunk(build: Path, listed: dict[str, Any] | None, rels: Sequence[str]) -> list[Finding]:
+def _check_chunk(build: BuildFolder, listed: dict[str, Any] | None, rels: Sequence[str]) -> list[Finding]:
     out: list[Finding] = []
     for rel in rels:
         try:
-            data = (build / rel).read_bytes()
-        except OSError as exc:
-            out.append(Finding(rel, "", f"cannot be read: {exc.strerror}", rule="io"))
+            data = build.bytes(rel)
+        except BuildFileError as exc:
+            out.append(Finding(rel, "", exc.problem, rule="io"))
             continue
         if listed is not None:
             entry = listed.get(rel)
@@ -74,12 +80,7 @@ def _check_chunk(build: Path, listed: dict[str, Any] | None, rels: Sequence[str]
     return out
 
 
-def load_build_fabric(source: BuildFiles) -> Fabric:
-    """The Fabric a build was rendered from; FabricFormatError or BuildFileError."""
-    return load_fabric(source.text(FABRIC))
-
-
-def read_views(source: BuildFiles, fabric: Fabric, ctx: RenderContext,
+def read_views(source: BuildFolder, fabric: Fabric, ctx: RenderContext,
                vendor: bool = True) -> tuple[list[DeviceView], list[Finding]]:
     """Every target's read-back of its files: views of all devices, and the findings of the reading (and vendors)."""
     views: list[DeviceView] = []
@@ -94,20 +95,20 @@ def read_views(source: BuildFiles, fabric: Fabric, ctx: RenderContext,
 
 def validate_rendered(build: Path, yang_dir: Path | None = None, vendor: bool = True) -> list[Finding]:
     """Every finding about the rendered build folder `build`."""
-    build = Path(build)
-    if not build.is_dir():
+    if not Path(build).is_dir():
         return [Finding(str(build), "", "no such folder", rule="io")]
-    findings = check_files(build)
-    source = BuildFiles(build)
+    source = BuildFolder(build)
+    findings = check_files(source)
     try:
-        fabric = load_build_fabric(source)
+        fabric = source.fabric()
     except BuildFileError as exc:
         return findings + [Finding(exc.path, "", exc.problem, rule="io")]
     except FabricFormatError as exc:
-        return findings + [Finding(FABRIC, "", str(exc), rule="io")]
+        return findings + [Finding(FABRIC_JSON, "", str(exc), rule="io")]
     views, found = read_views(source, fabric, RenderContext(yang_dir=yang_dir, validate=vendor), vendor)
     findings += found
-    for rule in (check_bgp_sessions, check_mtu, check_qos, check_router_ids):
+    for rule in (check_bgp_sessions, check_mtu, check_qos, check_router_ids, check_scheduling):
         findings += rule(views)
     findings += check_lossless_class(views, fabric.qos)
+    findings += check_control_class(views, fabric.qos)
     return findings

@@ -4,6 +4,9 @@
 - MTU agrees at both ends of every link (ends are paired by their shared /31 or /127);
 - the lossless priority and the DSCP map are the same on every backend switch and on the hosts;
 - RoCE's DSCP lands in a lossless (PFC) class and the CNP's DSCP does not, everywhere;
+- the control class (the collective's clear-to-send messages): its DSCP -> traffic class -> queue is the design's on
+  every NIC and switch, and the queue is strict priority on every switch port;
+- every queue is scheduled alike (strict, or round robin with one weight) on every backend switch, whatever its NOS;
 - no two devices share a router-id.
 """
 
@@ -111,6 +114,48 @@ def check_lossless_class(views: list[DeviceView], qos: Qos | None) -> list[Findi
             bad[(v.qos_file, q.where, f"the CNP DSCP {qos.cnp_dscp} maps to the lossless class {cnp}: congestion "
                  "notifications would queue behind the RoCE they are about")].append(v.name)
     return _grouped(bad, "qos-lossless")
+
+
+def check_control_class(views: list[DeviceView], qos: Qos | None) -> list[Finding]:
+    """The control DSCP maps to the design's priority and queue on every NIC and switch; the queue is strict."""
+    if qos is None:
+        return []
+    bad: dict[tuple[str, str, str], list[str]] = defaultdict(list)
+    for v in views:
+        q = v.qos
+        if q is None:
+            continue
+        tc = q.dscp_to_tc.get(qos.control_dscp, 0)
+        queue = tc if q.tc_to_queue is None else q.tc_to_queue.get(tc, tc)
+        if (tc, queue) != (qos.control_priority, qos.control_priority):
+            bad[(v.qos_file, q.where, f"the control DSCP {qos.control_dscp} goes to traffic class {tc}, queue "
+                 f"{queue}, not {qos.control_priority}: clear-to-send messages would wait behind data")].append(v.name)
+        for x in q.queues:
+            if x.queue == queue and not x.strict:
+                bad[(v.qos_file, x.where, f"the control queue {queue} is round robin, not strict priority")].append(
+                    v.name)
+                break
+    return _grouped(bad, "qos-control")
+
+
+def check_scheduling(views: list[DeviceView]) -> list[Finding]:
+    """Queue n is scheduled the same (strict, or round robin with the same weight) on every port of every switch."""
+    seen: dict[int, Counter[tuple[bool, int | None]]] = defaultdict(Counter)
+    for v in views:
+        if v.qos is not None:
+            for x in v.qos.queues:
+                seen[x.queue][(x.strict, x.weight)] += 1
+    bad: dict[tuple[str, str, str], list[str]] = defaultdict(list)
+    for v in views:
+        if v.qos is None:
+            continue
+        for x in v.qos.queues:
+            (strict, weight), _ = seen[x.queue].most_common(1)[0]
+            if (x.strict, x.weight) != (strict, weight):
+                said = "strict" if x.strict else f"round robin, weight {x.weight}"
+                usual = "strict" if strict else f"round robin, weight {weight}"
+                bad[(v.qos_file, x.where, f"queue {x.queue} is {said} but {usual} everywhere else")].append(v.name)
+    return _grouped(bad, "qos-scheduling")
 
 
 def _grouped(bad: dict[tuple[str, str, str], list[str]], rule: str) -> list[Finding]:

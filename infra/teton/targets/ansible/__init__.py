@@ -25,18 +25,18 @@ import jsonschema
 import jsonschema_rs
 import yaml
 
+from teton.buildfolder import host_vars_path
 from teton.fabric.model import Fabric
 from teton.findings import Finding, SpecError
 from teton.targets.ansible import variables as v
 from teton.targets.ansible.argspec import ArgspecError, RoleSpec, role_spec, site_roles
+from teton.targets.ansible.unsafe import Dumper, Loader, mark_yaml, unwrap, wrap_json
 from teton.targets.base import BuildFileError, BuildFiles, DeviceView, Files, RenderContext, Target
 
 DIR = "ansible"
 INVENTORY = f"{DIR}/inventory.yml"
 SCHEMA_FILE = Path(__file__).with_name("hostvars.schema.json")
 HEADER = "# rendered by teton from the build's Fabric: do not edit, render again\n"
-_Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def _json(data: Any) -> str:
@@ -47,7 +47,7 @@ def _json(data: Any) -> str:
 def _yaml(data: Any, flow: bool | None = None) -> str:
     """YAML with flow-style leaves (None) or, for the inventory, one host per line (False): a host added or removed
     is one line of a review diff, not a reflowed paragraph."""
-    return HEADER + yaml.dump(data, Dumper=_Dumper, sort_keys=True, default_flow_style=flow, width=120)
+    return HEADER + yaml.dump(data, Dumper=Dumper, sort_keys=True, default_flow_style=flow, width=120)
 
 
 @cache
@@ -154,25 +154,48 @@ def build_documents(fabric: Fabric) -> Documents:
         if s.scheduler.controller_address:
             own[controller]["ansible_host"] = s.scheduler.controller_address
     for h in sorted(own):
-        docs.files[f"{DIR}/host_vars/{h}.json"] = own[h]
+        docs.files[host_vars_path(h)] = own[h]
     return docs
+
+
+TEMPLATE_MARKS = ("{{", "{%", "{#")
+"""What starts a Jinja2 template: Ansible trusts the strings of a vars file as templates, so none may hold one..."""
+MEANT_AS_TEMPLATES = {"teton_slurm_files": v.SLURM_FILES}
+"""... but these, and each only with the value teton writes (a path relative to the inventory, for the slurm role)."""
+
+
+def _templates(value: Any, where: str) -> list[str]:
+    """The spec paths below `value` whose text holds a template mark (keys included)."""
+    if isinstance(value, str):
+        return [where] if any(m in value for m in TEMPLATE_MARKS) else []
+    if isinstance(value, dict):
+        return [p for k, x in value.items()
+                for p in (_templates(str(k), f"{where}.{k}".lstrip(".")) + _templates(x, f"{where}.{k}".lstrip(".")))]
+    if isinstance(value, list):
+        return [p for i, x in enumerate(value) for p in _templates(x, f"{where}.{i}".lstrip("."))]
+    return []
 
 
 def check_documents(docs: Documents) -> list[Finding]:
     """Every document against the JSON Schema and the argument specs of the roles its hosts run; required variables
-    on each host's union of documents."""
+    on each host's union of documents; no variable holds a template (data is data: `{{ lookup('pipe', ...) }}` in a
+    host's variables would run on the controller the first time a play reads it)."""
+    findings: list[Finding] = [
+        Finding(rel, where, "holds a Jinja2 template mark ({{, {% or {#): teton's variables are data, never "
+                            "templates", rule="ansible-template")
+        for rel, data in docs.files.items() for where in sorted(set(_templates(data, "")))
+        if not (where in MEANT_AS_TEMPLATES and data.get(where) == MEANT_AS_TEMPLATES[where])]
     validator, required_by_role = _schema()
     try:
         roles_of_group = site_roles()
     except ArgspecError as exc:
-        return [Finding("playbooks/site.yml", "", str(exc), rule="ansible-vars")]
-    findings: list[Finding] = []
+        return [*findings, Finding("playbooks/site.yml", "", str(exc), rule="ansible-vars")]
     host_groups = docs.host_groups()
     group_doc = {g: f"{DIR}/group_vars/{g}.yml" for g in ["all", *docs.groups, *docs.children]}
     roles_of_file: dict[str, set[str]] = {}
     for host, groups in host_groups.items():
         roles = {r for g in ["all", *groups] for r in roles_of_group.get(g, ())}
-        for rel in [group_doc[g] for g in ["all", *groups]] + [f"{DIR}/host_vars/{host}.json"]:
+        for rel in [group_doc[g] for g in ["all", *groups]] + [host_vars_path(host)]:
             roles_of_file.setdefault(rel, set()).update(roles)
     specs: dict[str, tuple[RoleSpec, Any]] = {}
     for role in sorted({r for rs in roles_of_file.values() for r in rs}):
@@ -192,7 +215,7 @@ def check_documents(docs: Documents) -> list[Finding]:
                 findings.append(Finding(rel, _where(e), f"{e.message} (role {role}: {spec.file})",
                                         rule="ansible-vars"))
     for host, groups in sorted(host_groups.items()):
-        rel = f"{DIR}/host_vars/{host}.json"
+        rel = host_vars_path(host)
         keys = set(docs.files.get(rel, {}))
         for g in ["all", *groups]:
             keys |= set(docs.files.get(group_doc[g], {}))
@@ -221,7 +244,9 @@ class AnsibleTarget(Target):
             problems = check_documents(docs)
             if problems:
                 raise SpecError(problems)
-        files = {rel: _yaml(data) if rel.endswith(".yml") else _json(data) for rel, data in docs.files.items()}
+        # data is data: every value marked unsafe for Ansible's templating (`unsafe`), but teton's own templates
+        files = {rel: _yaml(mark_yaml(data, MEANT_AS_TEMPLATES)) if rel.endswith(".yml") else _json(wrap_json(data))
+                 for rel, data in docs.files.items()}
         files[INVENTORY] = _yaml(docs.inventory(), flow=False)
         return files
 
@@ -244,7 +269,7 @@ class AnsibleTarget(Target):
 def _load(source: BuildFiles, rel: str) -> dict[str, Any]:
     try:
         text = source.text(rel)
-        data = json.loads(text) if rel.endswith(".json") else yaml.load(text, Loader=_Loader)
+        data = unwrap(json.loads(text) if rel.endswith(".json") else yaml.load(text, Loader=Loader))
     except (yaml.YAMLError, ValueError) as exc:
         raise BuildFileError(rel, f"is not valid YAML: {exc}") from None
     if not isinstance(data, dict):

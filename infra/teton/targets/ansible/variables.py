@@ -14,6 +14,7 @@ from typing import Any
 from teton.fabric.hostplan import GpuHostPlan, HostSettings, NicLink, ServicePlan, StoragePlan
 from teton.fabric.intent import Qos
 from teton.fabric.model import Device, Fabric, Interface
+from teton.fabric.roles import server_link_kinds
 
 Vars = dict[str, Any]
 SLURM_FILES = "{{ inventory_dir }}/../slurm"   # the slurm target's folder of the same build
@@ -28,8 +29,8 @@ def group_name(text: str) -> str:
 def qos_vars(q: Qos, roce_tos: int) -> Vars:
     return {"trust": "dscp", "lossless_priority": q.lossless_priority, "pfc_priorities": list(q.pfc_priorities),
             "roce_dscp": q.roce_dscp, "roce_tos": roce_tos, "cnp_dscp": q.cnp_dscp, "cnp_priority": q.cnp_priority,
-            "ecn": q.ecn is not None, "ecn_min_kbytes": q.ecn.min_kbytes if q.ecn else None,
-            "ecn_max_kbytes": q.ecn.max_kbytes if q.ecn else None,
+            "control_dscp": q.control_dscp, "control_priority": q.control_priority, "control_tos": q.control_tos,
+            "ecn": q.ecn is not None,
             "pfc_watchdog_ms": q.watchdog.detection_ms if q.watchdog else None,
             "dscp_to_priority": list(q.dscp_to_tc)}
 
@@ -42,6 +43,18 @@ def _qps(s: HostSettings, device: Device) -> int:
     return device.policy.hashing.qps_per_connection if device.policy is not None else QPS_PER_CONNECTION
 
 
+def _gid_selection(device: Device) -> Vars:
+    """What NCCL picks the RoCE GID by at run time (NCCL_IB_ROCE_VERSION_NUM, NCCL_IB_ADDR_FAMILY, NCCL_IB_ADDR_RANGE:
+    the rails' family and the backend's supernet) and NCCL_IB_FIFO_TC, the ToS of its clear-to-send messages."""
+    plan = device.host
+    nets = (plan.supernets4 or plan.supernets6) if isinstance(plan, GpuHostPlan) else ()
+    out: Vars = {"roce_version": 2, "addr_family": "AF_INET6" if nets and ":" in nets[0] else "AF_INET",
+                 "addr_range": nets[0] if nets else None}
+    if device.qos is not None:
+        out["fifo_tc"] = device.qos.control_tos
+    return out
+
+
 def nccl_vars(s: HostSettings, device: Device) -> Vars:
     n = s.nccl
     out: Vars = {"transport": n.transport, "ib_timeout": n.ib_timeout, "qps_per_connection": _qps(s, device),
@@ -50,7 +63,7 @@ def nccl_vars(s: HostSettings, device: Device) -> Vars:
     if n.transport == "infiniband":
         out.update(service_level=n.service_level, adaptive_routing=n.adaptive_routing)
     else:
-        out.update(gid_index=n.gid_index, ib_tc=n.roce_tos)
+        out.update(gid_index=n.gid_index, ib_tc=n.roce_tos, **_gid_selection(device))
     return out
 
 
@@ -83,18 +96,15 @@ def _nic(i: Interface) -> Vars:
             "gateway6": i.peer_ipv6}
 
 
-FRONTEND_KINDS = ("host-fersw", "storage-fersw", "service-fersw")
-
-
 def frontend_vars(device: Device) -> list[Vars]:
     """The host's front-end NICs: addresses towards its RSW, the RSW's end as gateway (ECMP over all of them)."""
-    return [_nic(i) for i in device.interfaces if i.kind in FRONTEND_KINDS]
+    return [_nic(i) for i in device.interfaces if i.kind in server_link_kinds("frontend")]
 
 
 def ansible_host(device: Device) -> str | None:
     """The address Ansible reaches a host at: its first front-end address (the in-band management path)."""
     for i in device.interfaces:
-        if i.kind in FRONTEND_KINDS:
+        if i.kind in server_link_kinds("frontend"):
             for c in _addresses(i):
                 return c.split("/", 1)[0]
     return None
@@ -123,7 +133,8 @@ def gpu_host(device: Device, s: HostSettings) -> tuple[Vars, Vars]:
         if n.rdma_device is not None:   # an HCA; a RoCE NIC's RDMA device is read on the host
             rail["rdma_device"] = n.rdma_device
         if i.kind != "host-leaf":       # an Ethernet rail: its addresses and source routing (an HCA has a LID)
-            rail.update(table=n.table, rule_priority=n.rule_priority, addresses=_addresses(i),
+            rail.update(table=n.table, rule_priority=n.rule_priority, main_metric=n.main_metric,
+                        addresses=_addresses(i),
                         gateway4=i.peer_ipv4, gateway6=i.peer_ipv6)
         rails.append(rail)
     own = {**_placement(device, "gpu"), "teton_rails": rails, "teton_socket_ifnames": list(plan.socket_ifnames),

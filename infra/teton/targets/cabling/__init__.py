@@ -12,6 +12,7 @@ import io
 
 from teton.fabric.model import Fabric
 from teton.targets.base import Files, RenderContext, Target
+from teton.targets.tokens import csv_cell
 
 COLUMNS = ("cable_id", "kind", "a_device", "a_port", "a_rack", "a_ru", "b_device", "b_port", "b_rack", "b_ru",
            "speed_gbps", "medium", "transceiver", "zone", "rack")
@@ -31,9 +32,9 @@ class CablingTarget(Target):
             a, b = devices[link.a.device], devices[link.b.device]
             optic = "" if link.medium in ("dac", "aoc") else f"{link.speed_gbps}G-{link.medium}"
             n = per_rack[link.rack] = per_rack.get(link.rack, 0) + 1
-            w.writerow((f"{link.rack}-{n:04d}", link.kind, a.name, link.a.port, a.rack, a.ru, b.name, link.b.port,
-                        b.rack, b.ru, link.speed_gbps, link.medium, optic, "" if link.zone is None else link.zone,
-                        link.rack))
+            w.writerow([csv_cell(v) for v in (
+                f"{link.rack}-{n:04d}", link.kind, a.name, link.a.port, a.rack, a.ru, b.name, link.b.port, b.rack,
+                b.ru, link.speed_gbps, link.medium, optic, "" if link.zone is None else link.zone, link.rack)])
         return {"cabling.csv": buf.getvalue()}
 
 

@@ -1,8 +1,8 @@
 """Arista EOS target (7800R3 CTSW/ATSW and any switch with `nos: eos`).
 
-Per device: an AVD structured config (`devices/<name>/structured-config.json`, eos_cli_config_gen's schema, spelled
+Per device: an AVD structured config (`structured-config.json` in its folder, eos_cli_config_gen's schema, spelled
 from the device's intents by `structured`), validated with pyavd plus teton's own checks (`avd`, `checks`), then
-rendered by pyavd to `devices/<name>/startup-config`.  An Arista switch cannot run on this machine: pyavd's schema and
+rendered by pyavd to `startup-config` beside it.  An Arista switch cannot run on this machine: pyavd's schema and
 renderer are the closest real thing, and the digital twin runs the FRR spelling of the routing read back from the
 structured config (`readback`).
 """
@@ -13,6 +13,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from teton.catalogue.naming import PortPlace
 from teton.fabric.model import Device, Fabric
 from teton.findings import Finding
 from teton.targets.base import BuildFileError, BuildFiles, DeviceTarget, DeviceView, Files, RenderContext
@@ -30,10 +31,21 @@ def dump_json(cfg: dict[str, Any]) -> str:
     return json.dumps(cfg, indent=1, sort_keys=True) + "\n"
 
 
+def eos_modular_port_name(p: PortPlace) -> str:
+    """EOS on a modular chassis: Ethernet<slot>/<port>/1."""
+    return f"Ethernet{p.slot}/{p.position}/1"
+
+
+def eos_fixed_port_name(p: PortPlace) -> str:
+    """EOS on a fixed switch: Ethernet<port>/1."""
+    return f"Ethernet{p.index + 1}/1"
+
+
 class EosTarget(DeviceTarget):
     name = "eos"
     summary = "Arista EOS structured config (pyavd-validated) and startup-config per switch"
     nos = "eos"
+    port_namings = {"eos-modular": eos_modular_port_name, "eos-fixed": eos_fixed_port_name}
     files = (STRUCTURED, STARTUP)
 
     def chunk_state(self, ctx: RenderContext) -> Any:

@@ -3,7 +3,8 @@
 The routing is read from the structured fields that `teton.targets.eos.structured` writes, never from descriptions:
 peer groups (their address family from the address-family that activates them, `passive`, the uplink/downlink side
 from `metadata.type`, timers, password, BFD), neighbours (the local port and address from the interface whose subnet
-holds the neighbour), ECMP width, aggregates, and whether EXPORT_<tag> filters (a rack switch) or not (transit).  EOS
+holds the neighbour), ECMP width, aggregates, and whether the route map the address families apply outbound
+(`route_map_out`, found by that reference, not by its name) filters (a rack switch) or not (transit).  EOS
 has no per-peer connect-retry timer, so that one value reads back as None.
 """
 
@@ -13,10 +14,11 @@ import ipaddress
 import re
 from typing import Any
 
-from teton.fabric.intent import BgpTimers, Family, Neighbor, PeerGroup, Routing
+from teton.buildfolder import device_path
+from teton.fabric.intent import BgpTimersIntent, Family, Neighbor, PeerGroup, Routing
 from teton.findings import Finding
 from teton.secrets import referenced_secrets
-from teton.targets.base import DeviceView, PortView, QosView, Session
+from teton.targets.base import DeviceView, PortView, QosView, QueueView, Session
 
 _DSCP_LINE = re.compile(r"^([\d ]+) to traffic-class (\d+)$")
 _SIDE = {"uplinks": "up", "downlinks": "down"}
@@ -48,8 +50,42 @@ def _qos(cfg: dict[str, Any], rel: str) -> tuple[QosView | None, list[Finding]]:
             for d in m.group(1).split():
                 dscp[int(d)] = int(m.group(2))
     if lossless or dscp:
-        return QosView(tuple(sorted(lossless)), dscp, "qos.map.dscp"), findings
+        return QosView(tuple(sorted(lossless)), dscp, "qos.map.dscp", queues=tuple(_queues(cfg))), findings
     return None, findings
+
+
+def _export_entries(cfg: dict[str, Any], bgp: dict[str, Any]) -> list[dict[str, Any]]:
+    """The entries of the route maps the address families apply outbound to their peer groups (`route_map_out`):
+    found by that reference, not by name.  A switch whose export entries match nothing permits all (transit)."""
+    applied = {g["route_map_out"] for fam in ("ipv4", "ipv6")
+               for g in bgp.get(f"address_family_{fam}", {}).get("peer_groups", []) if g.get("route_map_out")}
+    return [s for rm in cfg.get("route_maps", []) if rm["name"] in applied for s in rm.get("sequence_numbers", [])]
+
+
+EOS_QUEUES = 8
+
+
+def _queues(cfg: dict[str, Any]) -> list[QueueView]:
+    """Every tx-queue of every port through its service profile: strict unless `no priority` (EOS's default),
+    `bandwidth percent` as the weight of a round-robin queue, ECN thresholds in bytes."""
+    scale = {"bytes": 1, "kbytes": 1000, "mbytes": 1000_000}
+    profiles = {p["name"]: (n, p) for n, p in enumerate(cfg.get("qos_profiles", []))}
+    out = []
+    for e in cfg.get("ethernet_interfaces", []):
+        if e.get("service_profile") not in profiles:
+            continue
+        n, profile = profiles[e["service_profile"]]
+        tx: dict[int, tuple[int | None, dict[str, Any]]] = {
+            q["id"]: (k, q) for k, q in enumerate(profile.get("tx_queues", []))}
+        for queue in range(EOS_QUEUES):
+            k, q = tx.get(queue, (None, {}))
+            strict = q.get("priority", "priority strict") != "no priority"
+            t = ((q.get("random_detect") or {}).get("ecn") or {}).get("threshold")
+            ecn = None if not t else (int(t["min"]) * scale[t["units"]], int(t["max"]) * scale[t["units"]],
+                                      int(t.get("max_probability", 100)))
+            out.append(QueueView(e["name"], queue, strict, None if strict else q.get("bandwidth_percent"), ecn,
+                                 f"qos_profiles[{n}].tx_queues[{k}]" if k is not None else f"qos_profiles[{n}]"))
+    return out
 
 
 def _routing(cfg: dict[str, Any], interfaces: dict[str, PortView]) -> Routing | None:
@@ -88,26 +124,28 @@ def _routing(cfg: dict[str, Any], interfaces: dict[str, PortView]) -> Routing | 
     keepalive, hold = (int(x) for x in str(timers).split())
     lo: dict[str, Any] = next((x for x in cfg.get("loopback_interfaces", []) if x.get("name") == "Loopback0"), {})
     aggregates = [a["prefix"] for a in bgp.get("aggregate_addresses", [])]
-    export = [s for rm in cfg.get("route_maps", []) if rm["name"].startswith("EXPORT_")
-              for s in rm.get("sequence_numbers", [])]
+    export = _export_entries(cfg, bgp)
     transit = not any(s.get("match") for s in export)
     prepend = max((len(x.split()) - 2 for s in export for x in s.get("set", []) if x.startswith("as-path prepend ")),
                   default=0)
+    restart_s = next((int(x.split()[-1]) for x in str(bgp.get("eos_cli", "")).splitlines()
+                      if " idle-restart-timer " in x), 0)
     startup_hold = next((int(x.split()[-1]) for x in bgp.get("bgp_defaults", [])
                          if x.startswith("bgp convergence time ")), 0)
     return Routing(
         asn=int(bgp["as"]), router_id=bgp["router_id"],
         groups=tuple(sorted(groups, key=lambda g: (g.direction != "up", g.name))), neighbors=tuple(neighbors),
         maximum_paths=int(bgp.get("maximum_paths", {}).get("paths", 1)),
-        timers=BgpTimers(keepalive, hold, None), bfd=bfd, password_secret=password,
+        timers=BgpTimersIntent(keepalive, hold, None), bfd=bfd, password_secret=password,
         loopback4=lo.get("ip_address"), loopback6=(lo.get("ipv6_addresses") or [None])[0],
         aggregates4=tuple(a for a in aggregates if ":" not in a), aggregates6=tuple(a for a in aggregates if ":" in a),
-        transit=transit, maximum_prefixes=max_routes, startup_hold_s=startup_hold, drain_prepend=prepend,
+        transit=transit, maximum_prefixes=max_routes,
+        maximum_prefix_restart_min=restart_s // 60, startup_hold_s=startup_hold, drain_prepend=prepend,
         default_originate=originate)
 
 
 def read_eos(name: str, cfg: dict[str, Any]) -> tuple[DeviceView, list[Finding]]:
-    rel = f"devices/{name}/structured-config.json"
+    rel = device_path(name, "structured-config.json")
     interfaces = _interfaces(cfg)
     routing = _routing(cfg, interfaces)
     view = DeviceView(name, "switch", rel, asn=routing.asn if routing else None,

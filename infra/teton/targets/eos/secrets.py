@@ -18,19 +18,16 @@ from typing import Any, Literal, cast
 
 from pyavd._utils.password_utils import bgp_encrypt, radius_encrypt, tacacs_encrypt
 
-from teton.secrets import referenced_secrets, resolve
+from teton.secrets import AAA_KEY, BGP_PASSWORD, SecretKind, referenced_secrets, resolve, secret_value
 
 Salt = Literal[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]
 
 
-def _value(ref: Any, secrets: Mapping[str, str]) -> str | None:
+def _value(ref: Any, secrets: Mapping[str, str], kind: SecretKind) -> str | None:
     names = referenced_secrets(ref) if isinstance(ref, str) else set()
     if not names:
         return None
-    name = next(iter(names))
-    if name not in secrets:
-        raise KeyError(f"secret {name!r} is referenced but not provided")
-    return secrets[name]
+    return secret_value(next(iter(names)), secrets, kind)
 
 
 def _salt(device: str) -> Salt:
@@ -42,21 +39,21 @@ def resolve_structured_config(cfg: dict[str, Any], secrets: Mapping[str, str]) -
     out = copy.deepcopy(cfg)
     salt = _salt(str(out.get("hostname", "")))
     for g in out.get("router_bgp", {}).get("peer_groups", []):
-        if (v := _value(g.get("password"), secrets)) is not None:
+        if (v := _value(g.get("password"), secrets, BGP_PASSWORD)) is not None:
             g["password"] = bgp_encrypt(v, key=g["name"])
     for h in out.get("tacacs_servers", {}).get("hosts", []):
-        if (v := _value(h.get("key"), secrets)) is not None:
+        if (v := _value(h.get("key"), secrets, AAA_KEY)) is not None:
             h["key"] = tacacs_encrypt(v, salt)
     for vrf in out.get("radius_server", {}).get("vrfs", []):
         for h in vrf.get("servers", []):
-            if (v := _value(h.get("key"), secrets)) is not None:
+            if (v := _value(h.get("key"), secrets, AAA_KEY)) is not None:
                 h["key"] = radius_encrypt(v, salt)
     return cast(dict[str, Any], _as_is(out, secrets))   # the break-glass hash, SNMPv3 passphrases
 
 
-def _as_is(node: Any, secrets: Mapping[str, str]) -> Any:
+def _as_is(node: Any, secrets: Mapping[str, str], field: str = "") -> Any:
     if isinstance(node, dict):
-        return {k: _as_is(v, secrets) for k, v in node.items()}
+        return {k: _as_is(v, secrets, str(k)) for k, v in node.items()}
     if isinstance(node, list):
-        return [_as_is(v, secrets) for v in node]
-    return resolve(node, secrets) if isinstance(node, str) else node
+        return [_as_is(v, secrets, field) for v in node]
+    return resolve(field + ": " + node, secrets)[len(field) + 2:] if isinstance(node, str) else node

@@ -2,22 +2,24 @@
 its intents.  `teton.targets.eos.avd` validates it and renders it to EOS CLI with pyavd.
 
 The routing spelling matches the FRR one (`teton.targets.frr`) line for line in meaning: per-family peer groups
-(passive towards the lower tier), LOCAL_<tag> for connected routes, summary-only aggregates, EXPORT_<tag> permitting all
-on a transit switch and only ORIGINATE_<tag> otherwise.  EOS has no per-peer connect-retry timer: it keeps its own.
+(passive towards the lower tier), summary-only aggregates, and the route-policy layout both read from
+`teton.frr.policy` (LOCAL_<tag> for connected routes, EXPORT_<tag> permitting all on a transit switch and only
+ORIGINATE_<tag> otherwise; EOS carries ORIGINATE_<tag> only where EXPORT_<tag> matches it).  EOS has no per-peer
+connect-retry timer: it keeps its own.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from teton.fabric.intent import Management, Qos, Routing, SwitchPolicy
+from teton.fabric.intent import Ecn, ManagementIntent, Qos, Routing, SwitchPolicy
 from teton.fabric.model import Device, Fabric
+from teton.frr.policy import TAG, PrefixList, RouteMap, route_policy
 from teton.secrets import secret_ref
+from teton.targets.tokens import token
 
 QOS_PROFILE = "QOS-ROCE"
 DAMPING_PROFILE = "LINK-DAMPING"
-FAMILY_TAG = {"ipv4": "V4", "ipv6": "V6"}
-MAX_LEN = {"ipv4": 32, "ipv6": 128}
 SIDE = {"up": "uplinks", "down": "downlinks"}
 
 
@@ -32,30 +34,45 @@ def _dscp_map(qos: Qos) -> list[str]:
     return lines
 
 
-def _qos(qos: Qos) -> dict[str, Any]:
-    """DSCP map, the tx queues with the intent's scheduling (weighted shares of the queues that carry traffic, CNP
-    strict), ECN on the lossless queue, PFC watchdog."""
-    carrying = set(qos.dscp_to_tc)
-    shared = [q for q in qos.queues if not q.strict and q.tc in carrying]
-    total = sum(q.weight for q in shared) or 1
+QUEUE_COMMENT = {"lossless": "RoCE lossless (PFC priority {tc})", "cnp": "CNP strict priority",
+                 "control": "collective control (CTS) strict priority", "best-effort": "best effort",
+                 "idle": "no traffic class"}
+
+
+def qos_profile_name(ecn: Ecn | None) -> str:
+    """One profile per set of thresholds: QOS-ROCE when PFC only, QOS-ROCE-<speed>G per port speed with ECN."""
+    return QOS_PROFILE if ecn is None else f"{QOS_PROFILE}-{ecn.speed_gbps}G"
+
+
+def _tx_queues(qos: Qos, ecn: Ecn | None) -> list[dict[str, Any]]:
+    """Every queue spelled: EOS queues are strict priority by default and `bandwidth percent` counts only on
+    round-robin ones, so a DWRR queue says `no priority`; thresholds in bytes, the intent's numbers as they are."""
     queues: list[dict[str, Any]] = []
     for q in qos.queues:
+        e: dict[str, Any] = {"id": q.tc, "comment": QUEUE_COMMENT[q.role].format(tc=q.tc)}
         if q.strict:
-            queues.append({"id": q.tc, "comment": "CNP strict priority", "priority": "priority strict"})
-        elif q in shared:
-            e: dict[str, Any] = {"id": q.tc, "bandwidth_percent": q.weight * 100 // total,
-                                 "comment": f"RoCE lossless (PFC priority {q.tc})" if q.role == "lossless"
-                                 else "best effort"}
-            if q.role == "lossless" and qos.ecn is not None:
-                e["random_detect"] = {"ecn": {"threshold": {"units": "kbytes", "min": qos.ecn.min_kbytes,
-                                                            "max": qos.ecn.max_kbytes,
-                                                            "max_probability": qos.ecn.mark_percent}}}
-            queues.append(e)
-    profile: dict[str, Any] = {"name": QOS_PROFILE, "tx_queues": queues}
-    out: dict[str, Any] = {"qos": {"map": {"dscp": _dscp_map(qos)}}, "qos_profiles": [profile]}
+            e["priority"] = "priority strict"
+        else:
+            e["priority"] = "no priority"
+            e["bandwidth_percent"] = q.weight
+        if q.role == "lossless" and ecn is not None:
+            e["random_detect"] = {"ecn": {"threshold": {"units": "bytes", "min": ecn.min_bytes, "max": ecn.max_bytes,
+                                                        "max_probability": ecn.mark_percent}}}
+        queues.append(e)
+    return queues
+
+
+def _qos(qos: Qos, profiles: list[Ecn | None]) -> dict[str, Any]:
+    """DSCP map, one QoS profile per set of ECN thresholds the switch's ports use (the intent's scheduling on every
+    queue), PFC watchdog."""
+    out: dict[str, Any] = {"qos": {"map": {"dscp": _dscp_map(qos)}}, "qos_profiles": []}
     wd = qos.watchdog
+    for ecn in profiles:
+        profile: dict[str, Any] = {"name": qos_profile_name(ecn), "tx_queues": _tx_queues(qos, ecn)}
+        if wd is not None:
+            profile["priority_flow_control"] = {"watchdog": {"enabled": True}}
+        out["qos_profiles"].append(profile)
     if wd is not None:
-        profile["priority_flow_control"] = {"watchdog": {"enabled": True}}
         out["priority_flow_control"] = {"watchdog": {"action": wd.action, "timeout": f"{wd.detection_ms / 1000:g}",
                                                      "polling_interval": f"{wd.poll_ms / 1000:g}",
                                                      "recovery_time": f"{wd.restoration_ms / 1000:g}"}}
@@ -83,7 +100,7 @@ def _policy(policy: SwitchPolicy) -> dict[str, Any]:
     }
 
 
-def _aaa(m: Management, vrf: str) -> dict[str, Any]:
+def _aaa(m: ManagementIntent, vrf: str) -> dict[str, Any]:
     group = "AAA-MGMT"
     key = secret_ref(m.aaa_key_secret)
     cfg: dict[str, Any] = {}
@@ -106,8 +123,10 @@ def _aaa(m: Management, vrf: str) -> dict[str, Any]:
     return cfg
 
 
-def _management(d: Device, m: Management) -> dict[str, Any]:
-    vrf = m.vrf
+def _management(d: Device, m: ManagementIntent) -> dict[str, Any]:
+    vrf = token(m.vrf, d.name, "management.vrf", "startup-config")
+    for field in ("snmpv3_user", "breakglass_user"):
+        token(getattr(m, field), d.name, f"management.{field}", "startup-config")
     cfg: dict[str, Any] = {
         "vrfs": [{"name": vrf, "ip_routing": False}],
         "management_interfaces": [{"name": "Management0", "description": "out-of-band management", "shutdown": False,
@@ -120,6 +139,10 @@ def _management(d: Device, m: Management) -> dict[str, Any]:
         "management_ssh": {"enable": True, "idle_timeout": 15, "vrfs": [
             {"name": vrf, "enable": True, "ip_access_group_in": "ACL-MGMT-IN"},
             {"name": "default", "enable": False}]},
+        # eAPI, the transport deploy pushes and checks over (teton.deploy.eapi): HTTPS only, in the management VRF,
+        # behind the management ACL, so the switch stays reachable after the first commit
+        "management_api_http": {"enable_https": True, "enable_http": False,
+                                "enable_vrfs": [{"name": vrf, "access_group": "ACL-MGMT-IN"}]},
         "ntp": {"local_interface": {"name": "Management0", "vrf": vrf}, "vrf": vrf,
                 "servers": [{"name": s, "iburst": True} for s in m.ntp_servers]},
         "logging": {"trap": "informational", "vrfs": [{"name": vrf, "source_interface": "Management0",
@@ -148,29 +171,33 @@ def _management(d: Device, m: Management) -> dict[str, Any]:
     return cfg
 
 
+def _prefix_list(pl: PrefixList) -> dict[str, Any]:
+    return {"name": pl.name, "sequence_numbers": [
+        {"sequence": e.seq, "action": f"permit {e.prefix}" + (f" le {e.le}" if e.le is not None else "")}
+        for e in pl.entries]}
+
+
+def _route_map(rm: RouteMap, match: str) -> dict[str, Any]:
+    entry: dict[str, Any] = {"sequence": rm.seq, "type": "permit"}
+    if rm.match is not None:
+        entry["match"] = [f"{match} address prefix-list {rm.match}"]
+    if rm.prepend:
+        entry["set"] = [f"as-path prepend {' '.join(map(str, rm.prepend))}"]
+    return {"name": rm.name, "sequence_numbers": [entry]}
+
+
 def _routing(r: Routing) -> dict[str, Any]:
     prefix_lists: dict[str, list[dict[str, Any]]] = {"ipv4": [], "ipv6": []}
     route_maps: list[dict[str, Any]] = []
     peer_groups: list[dict[str, Any]] = []
     afs: dict[str, dict[str, Any]] = {}
-    for fam in r.families():
-        tag, match = FAMILY_TAG[fam], "ip" if fam == "ipv4" else "ipv6"
-        lo = r.loopback4 if fam == "ipv4" else r.loopback6
-        aggs = r.aggregates4 if fam == "ipv4" else r.aggregates6
-        local = [{"sequence": 10, "action": f"permit {lo}"}] if lo else []
-        local += [{"sequence": 20 + 10 * k, "action": f"permit {a} le {MAX_LEN[fam]}"} for k, a in enumerate(aggs)]
-        prefix_lists[fam].append({"name": f"LOCAL_{tag}", "sequence_numbers": local})
-        route_maps.append({"name": f"CONNECTED_{tag}", "sequence_numbers": [
-            {"sequence": 10, "type": "permit", "match": [f"{match} address prefix-list LOCAL_{tag}"]}]})
-        export: dict[str, Any] = {"sequence": 10, "type": "permit"}
-        if not r.transit:
-            originate = [{"sequence": 10, "action": f"permit {lo}"}] if lo else []
-            originate += [{"sequence": 20 + 10 * k, "action": f"permit {a}"} for k, a in enumerate(aggs)]
-            prefix_lists[fam].append({"name": f"ORIGINATE_{tag}", "sequence_numbers": originate})
-            export["match"] = [f"{match} address prefix-list ORIGINATE_{tag}"]
-        if r.drain_prepend:
-            export["set"] = [f"as-path prepend {' '.join([str(r.asn)] * r.drain_prepend)}"]
-        route_maps.append({"name": f"EXPORT_{tag}", "sequence_numbers": [export]})
+    for policy in route_policy(r):
+        fam, tag, match = policy.family, TAG[policy.family], "ip" if policy.family == "ipv4" else "ipv6"
+        prefix_lists[fam].append(_prefix_list(policy.local))
+        route_maps.append(_route_map(policy.connected, match))
+        if policy.export.match is not None:
+            prefix_lists[fam].append(_prefix_list(policy.originate))
+        route_maps.append(_route_map(policy.export, match))
         names = []
         for g in r.groups:
             if g.family != fam:
@@ -190,8 +217,9 @@ def _routing(r: Routing) -> dict[str, Any]:
                 pg["default_originate"] = {"enabled": True}
             peer_groups.append(pg)
             names.append(g.name)
-        afs[fam] = {"peer_groups": [{"name": n, "activate": True, "route_map_out": f"EXPORT_{tag}"} for n in names],
-                    "redistribute": {"connected": {"enabled": True, "route_map": f"CONNECTED_{tag}"}}}
+        afs[fam] = {"peer_groups": [{"name": n, "activate": True, "route_map_out": policy.export.name}
+                                    for n in names],
+                    "redistribute": {"connected": {"enabled": True, "route_map": policy.connected.name}}}
     router_bgp: dict[str, Any] = {
         "as": str(r.asn), "router_id": r.router_id,
         "bgp": {"default": {"ipv4_unicast": False}},
@@ -202,6 +230,11 @@ def _routing(r: Routing) -> dict[str, Any]:
         "neighbors": [{"ip_address": n.address, "peer_group": n.group, "remote_as": str(n.remote_as),
                        "description": n.peer} for n in r.neighbors],
     }
+    if r.maximum_prefix_restart_min and peer_groups:
+        # FRR's `maximum-prefix N restart M`: EOS brings a session its maximum-routes tore down back after the idle
+        # restart timer (seconds); pyavd has no key for it
+        router_bgp["eos_cli"] = "\n".join(f"neighbor {g['name']} idle-restart-timer {60 * r.maximum_prefix_restart_min}"
+                                          for g in peer_groups)
     aggregates = [{"prefix": a, "summary_only": True} for a in r.aggregates4 + r.aggregates6]
     if aggregates:
         router_bgp["aggregate_addresses"] = aggregates
@@ -224,8 +257,10 @@ def structured_config(fabric: Fabric, d: Device) -> dict[str, Any]:
     if d.management is not None:
         cfg.update(_management(d, d.management))
     qos = d.qos
+    buffering = fabric.models[d.model].buffering
+    port_ecn = {i.name: qos.ecn_for(i.speed_gbps, buffering) for i in d.interfaces} if qos is not None else {}
     if qos is not None:
-        cfg.update(_qos(qos))
+        cfg.update(_qos(qos, sorted(set(port_ecn.values()), key=lambda e: e.speed_gbps if e else 0)))
     if d.policy is not None:
         cfg.update(_policy(d.policy))
     lo: dict[str, Any] = {"name": "Loopback0", "description": "router-id and BGP source"}
@@ -247,7 +282,7 @@ def structured_config(fabric: Fabric, d: Device) -> dict[str, Any]:
             e["ipv6_addresses"] = [i.ipv6]
         if qos is not None:
             e["qos"] = {"trust": "dscp"}
-            e["service_profile"] = QOS_PROFILE
+            e["service_profile"] = qos_profile_name(port_ecn[i.name])
             e["priority_flow_control"] = {"enabled": True, "priorities": [
                 {"priority": p, "no_drop": True} for p in qos.pfc_priorities]}
         interfaces.append(e)

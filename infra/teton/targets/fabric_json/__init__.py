@@ -3,11 +3,12 @@ deploy read the design from the build folder, never from the spec."""
 
 from __future__ import annotations
 
+from teton.buildfolder import FABRIC_JSON
 from teton.fabric.model import Fabric
 from teton.fabric.serialize import dump_fabric
 from teton.targets.base import Files, RenderContext, Target
 
-PATH = "fabric.json"
+PATH = FABRIC_JSON
 
 
 class FabricJsonTarget(Target):

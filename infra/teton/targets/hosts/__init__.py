@@ -32,8 +32,10 @@ def host_qos(q: Qos, policy: SwitchPolicy | None) -> dict[str, Any]:
     qps = policy.hashing.qps_per_connection if policy is not None else 1
     return {"trust": "dscp", "pfc_priorities": list(q.pfc_priorities), "roce_dscp": q.roce_dscp,
             "roce_tos": q.roce_tos, "cnp_dscp": q.cnp_dscp, "cnp_priority": q.cnp_priority,
+            "control_dscp": q.control_dscp, "control_priority": q.control_priority,
             "dscp_to_priority": {str(d): tc for d, tc in enumerate(q.dscp_to_tc)},
-            "nccl": {"NCCL_IB_TC": q.roce_tos, "NCCL_IB_QPS_PER_CONNECTION": qps, "NCCL_IB_SPLIT_DATA_ON_QPS": 0}}
+            "nccl": {"NCCL_IB_TC": q.roce_tos, "NCCL_IB_FIFO_TC": q.control_tos, "NCCL_IB_QPS_PER_CONNECTION": qps,
+                     "NCCL_IB_SPLIT_DATA_ON_QPS": 0}}
 
 
 class HostsTarget(Target):

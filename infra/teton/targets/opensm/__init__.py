@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterator
 
+from teton.catalogue.naming import PortPlace
 from teton.fabric.model import Fabric
 from teton.findings import Finding
 from teton.targets.base import BuildFileError, BuildFiles, DeviceView, Files, RenderContext, Target
@@ -40,10 +41,16 @@ def _guids(f: Fabric) -> Iterator[tuple[str, str]]:
                 yield port, f"{d.name} {hca} port 1"
 
 
+def ib_port_name(p: PortPlace) -> str:
+    """An InfiniBand switch's ports as cage/port pairs of a QM9700: 1/<cage>/<n>."""
+    return f"1/{p.index // 2 + 1}/{p.index % 2 + 1}"
+
+
 class OpensmTarget(Target):
     name = "opensm"
     summary = "ib/: OpenSM files (HA pair, routing, partitions, QoS), expected topology, NCCL settings"
     nos = "opensm"
+    port_namings = {"ib": ib_port_name}
 
     def check(self, fabric: Fabric, file: str) -> Iterator[Finding]:
         if fabric.subnet_manager is None:

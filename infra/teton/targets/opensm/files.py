@@ -7,7 +7,10 @@ from collections.abc import Iterator, Sequence
 from teton.fabric.model import Fabric
 from teton.fabric.subnet import SubnetManager
 from teton.secrets import secret_ref
-from teton.targets.templates import render_template
+from teton.targets.templates import Templates
+from teton.targets.tokens import token
+
+TEMPLATES = Templates.beside(__file__)
 
 DEFAULT_PKEY = 0x7FFF
 MTU_CODE = {256: 1, 512: 2, 1024: 3, 2048: 4, 4096: 5}   # IBTA MTU encoding, as partitions.conf takes it
@@ -30,8 +33,8 @@ def opensm_confs(f: Fabric, sm: SubnetManager) -> dict[str, str]:
     out = {}
     for rel, inst in zip(instance_files(sm), sm.instances, strict=True):
         host = f.devices[inst.host]
-        out[rel] = render_template(
-            "opensm/opensm.conf.j2", cluster=f.name, role="master" if inst is sm.instances[0] else "standby",
+        out[rel] = TEMPLATES.render(
+            "opensm.conf.j2", cluster=f.name, role="master" if inst is sm.instances[0] else "standby",
             host=inst.host, hca=inst.hca, config_dir=sm.config_dir, log_dir=sm.log_dir,
             port_guid=host.attrs["port_guids"][inst.hca], priority=inst.priority, sm_key=secret_ref(sm.sm_key_secret),
             polling_timeout_ms=sm.polling_timeout_ms, polling_retries=sm.polling_retries,
@@ -64,6 +67,8 @@ def partitions_conf(f: Fabric, sm: SubnetManager) -> str:
                 "# switches over it, not other hosts); every other HCA is a full member")
     tenants = []
     for p in sm.partitions:
+        for member in (p.name, *p.members):
+            token(member, f"partition {p.name!r}", "name" if member == p.name else "members", "partitions.conf")
         head = f"{p.name}=0x{p.pkey:04x}"
         flags = (", indx0" if p.index0 else "") + (", ipoib" if p.ipoib else "") + f", mtu={mtu}"
         members = [f"{g}=full" for g in _ports(f, p.members, sm.hcas)]
@@ -71,7 +76,7 @@ def partitions_conf(f: Fabric, sm: SubnetManager) -> str:
         body[0] = body[0].replace(f"{head} :", f"{head}{flags} :", 1)
         tenants.append({"name": p.name, "pkey": f"0x{p.pkey:04x}", "hosts": len(p.members), "ports": len(members),
                         "lines": body})
-    return render_template("opensm/partitions.conf.j2", cluster=f.name, config_dir=sm.config_dir,
+    return TEMPLATES.render("partitions.conf.j2", cluster=f.name, config_dir=sm.config_dir,
                            default_note=note, default=lines, partitions=tenants)
 
 
@@ -98,6 +103,6 @@ def nccl_env(f: Fabric, sm: SubnetManager) -> str:
           else "Static routing (no adaptive routing engine).")
     pkey = ("the tenant's for hosts of a tenant partition, the default partition's for the others"
             if sm.partitions else "the default partition's")
-    return render_template("opensm/nccl.env.j2", cluster=f.name, hca="=" + ",".join(f"{h}:1" for h in sm.hcas),
+    return TEMPLATES.render("nccl.env.j2", cluster=f.name, hca="=" + ",".join(f"{h}:1" for h in sm.hcas),
                            sl=sm.compute_sl, vl=vl, ar=1 if sm.adaptive_routing else 0, ar_note=ar,
                            pkey_note=pkey)

@@ -24,6 +24,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from teton.fabric.model import Fabric
+from teton.fabric.roles import link_kinds
 
 HCA_PORTS = 1
 _HEADER = re.compile(r'^(Switch|Ca|Hca|Rt)\s+(\d+)\s+"([^"]*)"')
@@ -53,12 +54,18 @@ def _guid(text: str) -> int:
     return int(text, 16)
 
 
-def parse(text: str) -> dict[str, Node]:
-    """Every node record of `text`, by its ident; TopologyError on anything that is no topology."""
+def parse(text: str, max_nodes: int | None = None, max_links: int | None = None) -> dict[str, Node]:
+    """Every node record of `text`, by its ident; TopologyError on anything that is no topology, or when it holds
+    more than `max_nodes` node records or `max_links` port lines (read line by line: the bound holds before the
+    records take memory)."""
     nodes: dict[str, Node] = {}
     guid: int | None = None
     current: Node | None = None
-    for n, raw in enumerate(text.splitlines(), start=1):
+    links = 0
+    for n, m_line in enumerate(re.finditer(r"[^\n]*(?:\n|$)", text), start=1):
+        raw = m_line[0]
+        if not raw:
+            break
         line = raw.strip()
         if not line:
             current = None
@@ -77,6 +84,8 @@ def parse(text: str) -> dict[str, Node]:
             ident = m[3]
             if ident in nodes:
                 raise TopologyError(n, f"node {ident!r} is described twice (first on line {nodes[ident].line})")
+            if max_nodes is not None and len(nodes) >= max_nodes:
+                raise TopologyError(n, f"more than {max_nodes} node records: not a dump of this fabric")
             current = nodes[ident] = Node(ident, kind, guid, int(m[2]), n)
             guid = None
             continue
@@ -87,6 +96,9 @@ def parse(text: str) -> dict[str, Node]:
             port = int(m[1])
             if port in current.links:
                 raise TopologyError(n, f"{current.ident} port {port} is listed twice")
+            links += 1
+            if max_links is not None and links > max_links:
+                raise TopologyError(n, f"more than {max_links} port lines: not a dump of this fabric")
             current.links[port] = (m[3], int(m[4]))
             continue
         raise TopologyError(n, f"not a topology line: {line[:80]!r}")
@@ -96,9 +108,6 @@ def parse(text: str) -> dict[str, Node]:
 
 
 # ----------------------------------------------------------------------------------------------------------- writing
-
-
-IB_LINKS = ("host-leaf", "leaf-spine", "spine-core")
 
 
 @dataclass(frozen=True)
@@ -132,7 +141,7 @@ class Names:
     def links(self, f: Fabric) -> Iterator[tuple[tuple[int, int], tuple[int, int]]]:
         """Both ends of every InfiniBand link of `f`, as (node GUID, port number), south end first."""
         for link in f.links:
-            if link.kind in IB_LINKS:
+            if link.kind in link_kinds("infiniband"):
                 yield self.ends[(link.a.device, link.a.port)], self.ends[(link.b.device, link.b.port)]
 
 

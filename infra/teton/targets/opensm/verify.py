@@ -13,7 +13,9 @@ node it does not know: those are named by the dump's GUID and description).
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -85,7 +87,11 @@ def _discovered(nodes: dict[str, Node], names: Names) -> tuple[dict[End, End], d
 def compare(fabric: Fabric, text: str) -> Report:
     """`text` (an ibnetdiscover dump) against `fabric`'s InfiniBand links; TopologyError if it is no topology."""
     names = Names.of(fabric)
-    disc, unknown = _discovered(parse(text), names)
+    # a dump of this fabric has its nodes and both ends of its links, and a margin for what is extra; a dump far
+    # bigger is refused while it is read (a 200 MB dump took 7 GB and more than 300 s as records)
+    slack = max(1024, len(names.nodes))
+    disc, unknown = _discovered(parse(text, max_nodes=len(names.nodes) + slack,
+                                      max_links=2 * len(names.ports) + 2 * slack), names)
 
     def say(end: End) -> str:
         name = names.ports.get(end)
@@ -120,14 +126,22 @@ def compare(fabric: Fabric, text: str) -> Report:
     return report
 
 
-MAX_DUMP_BYTES = 256 << 20   # an ibnetdiscover dump of the 24k cluster is about 12 MB
+MAX_DUMP_BYTES = 64 << 20   # an ibnetdiscover dump of the 24k cluster is about 12 MB
 
 
 def read_dump(path: Path) -> str:
-    """The text of a dump at `path`; SpecError (file, line) if it cannot be read or is no text."""
+    """The text of a dump at `path`; SpecError (file, line) if it cannot be read, is not a regular file (a FIFO
+    would hang the reader), is larger than MAX_DUMP_BYTES or is no text."""
     file = str(path)
     try:
-        with path.open("rb") as fh:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        with os.fdopen(fd, "rb") as fh:
+            st = os.fstat(fh.fileno())
+            if not stat.S_ISREG(st.st_mode):
+                raise SpecError([Finding(file, DUMP, "is not a regular file: not an ibnetdiscover dump", rule="io")])
+            if st.st_size > MAX_DUMP_BYTES:
+                raise SpecError([Finding(file, DUMP, f"is {st.st_size:,} bytes, larger than {MAX_DUMP_BYTES:,}: "
+                                         "not an ibnetdiscover dump", rule="io")])
             raw = fh.read(MAX_DUMP_BYTES + 1)
     except OSError as exc:
         raise SpecError([Finding(file, DUMP, f"cannot be read: {exc.strerror or exc}", rule="io")]) from None

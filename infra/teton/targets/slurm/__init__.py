@@ -19,9 +19,11 @@ from typing import Any
 from teton.fabric.hostplan import GpuHostPlan
 from teton.fabric.model import Device, Fabric
 from teton.targets.base import Files, RenderContext, Target
-from teton.targets.templates import render_template
+from teton.targets.templates import Templates
+from teton.targets.tokens import token
 
 DIR = "slurm"
+TEMPLATES = Templates.beside(__file__)
 _NAMES = "Every switch and node once; names spelled out (slurmctld refuses hostlists here)."
 TREES = {   # the head of topology.conf: (backend, with a middle tier) -> what the tree is
     ("roce", True): f"rack switch (RTSW) -> zone (its CTSW\n# planes) -> cluster (the ATSWs).  {_NAMES}",
@@ -57,6 +59,9 @@ def _cores(socket: int, per_socket: int) -> str:
 
 def _node(device: Device, cores_per_socket: int) -> dict[str, Any]:
     gpus = int(device.attrs.get("gpus", 0))
+    conf = "slurm.conf/gres.conf"
+    for field, value in (("name", device.name), ("gpu_model", gpu_type(device)), ("rack", device.rack or "x")):
+        token(value, device.name, field, conf)
     plan = device.host
     numa = {n.gpu: n.numa for n in plan.nics} if isinstance(plan, GpuHostPlan) else {}
     return {"name": device.name, "addr": _frontend_address(device), "gpus": gpus, "gpu_type": gpu_type(device),
@@ -105,12 +110,14 @@ class SlurmTarget(Target):
         if settings is None or not hosts:
             return {}
         s = settings.scheduler
+        for field in ("controller", "partition", "cluster"):
+            token(getattr(s, field), "scheduler", field, "slurm.conf")
         nodes = [_node(d, s.cores_per_socket) for d in hosts]
         racks, zones, top = topology(fabric)
         return {
-            f"{DIR}/slurm.conf": render_template("slurm/slurm.conf.j2", s=s, nodes=nodes),
-            f"{DIR}/gres.conf": render_template("slurm/gres.conf.j2", cluster=s.cluster, nodes=nodes),
-            f"{DIR}/topology.conf": render_template("slurm/topology.conf.j2", cluster=s.cluster, racks=racks,
+            f"{DIR}/slurm.conf": TEMPLATES.render("slurm.conf.j2", s=s, nodes=nodes),
+            f"{DIR}/gres.conf": TEMPLATES.render("gres.conf.j2", cluster=s.cluster, nodes=nodes),
+            f"{DIR}/topology.conf": TEMPLATES.render("topology.conf.j2", cluster=s.cluster, racks=racks,
                                                     zones=zones, top=top, tree=TREES[fabric.backend, bool(zones)]),
         }
 

@@ -1,4 +1,4 @@
-"""SONiC target: `devices/<name>/config_db.json` and `devices/<name>/frr.conf` for every switch with `nos: sonic`.
+"""SONiC target: `config_db.json` and `frr.conf` in the folder of every switch with `nos: sonic`.
 
 - render: the Config DB (`config_db`, `qos`, `management`), YANG-validated with SONiC's own models through libyang
   (`validate`, `yang`), the FRR spelling of the routing intent (`teton.targets.frr`) for SONiC's bgpd, and per HwSKU
@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
+from teton.catalogue.naming import PortPlace
 from teton.fabric.intent import Buffers, Qos
 from teton.fabric.model import Device, Fabric
 from teton.findings import Finding
@@ -24,10 +25,16 @@ from teton.targets.sonic.sku import buffers_template, pg_profile_lookup, qos_tem
 from teton.targets.sonic.validate import SplitValidator, yang_findings
 
 
+def sonic_port_name(p: PortPlace) -> str:
+    """SONiC names a port by its first SerDes lane: Ethernet0, Ethernet8 ..."""
+    return f"Ethernet{p.first_lane}"
+
+
 class SonicTarget(DeviceTarget):
     name = "sonic"
     summary = "SONiC config_db.json (YANG-validated) and frr.conf per switch"
     nos = "sonic"
+    port_namings = {"sonic": sonic_port_name}
     files = ("config_db.json", "frr.conf")
 
     def check(self, fabric: Fabric, file: str) -> Iterator[Finding]:
@@ -40,6 +47,24 @@ class SonicTarget(DeviceTarget):
             yield Finding(file, "backend.bgp.bfd", "frr.conf asks for BFD, but SONiC's bgp container starts bfdd only "
                           "on images whose supervisord runs it: check the image, or the sessions run without BFD",
                           rule="sonic", severity="warning")
+        yield from self._hash_entropy(fabric, file)
+
+    def _hash_entropy(self, fabric: Fabric, file: str) -> Iterator[Finding]:
+        """SONiC cannot hash the RoCE BTH's destination QP (sonic-hash has no UDF): its ECMP entropy is the UDP source
+        port, which the hosts vary only with several QPs per GPU pair, each with its own source port."""
+        h = fabric.policy.hashing if fabric.policy is not None else None
+        if h is None or not any(d.policy is not None for d in self.devices(fabric)):
+            return
+        qps = fabric.hosts.nccl.qps_per_connection if fabric.hosts is not None else None
+        qps = h.qps_per_connection if qps is None else qps
+        if "L4_SRC_PORT" not in h.fields or not h.per_qp_source_port:
+            yield Finding(file, "backend", "SONiC hashes the 5-tuple only: without the UDP source port in the hash "
+                          "(and one per QP on the hosts) every RoCE flow between two NICs takes one path",
+                          rule="hash-entropy")
+        elif qps < 2:
+            yield Finding(file, "hosts.nccl.qps_per_connection", f"{qps} QP per GPU pair: SONiC cannot hash the "
+                          "destination QP, so the only entropy is the per-QP UDP source port; with one QP a GPU pair's "
+                          "traffic takes one path (Meta runs 16 for LLM jobs)", rule="hash-entropy")
 
     def render(self, fabric: Fabric, ctx: RenderContext) -> Files:
         return {**super().render(fabric, ctx), **self.sku_files(fabric)}
@@ -56,7 +81,10 @@ class SonicTarget(DeviceTarget):
             b = replace(intents[0][0], lookup=tuple(lookup[k] for k in sorted(lookup)))
             qos = intents[0][1]
             files[f"sku/{sku}/buffers.json.j2"] = buffers_template(b, qos)
-            files[f"sku/{sku}/qos.json.j2"] = qos_template(qos)
+            model = fabric.models[next(d.model for d in self.devices(fabric)
+                                       if (fabric.models[d.model].hwsku.get("sonic") or d.model) == sku)]
+            files[f"sku/{sku}/qos.json.j2"] = qos_template(qos, model.buffering,
+                                                           fabric.policy.hashing if fabric.policy else None)
             files[f"sku/{sku}/pg_profile_lookup.ini"] = pg_profile_lookup(b)
         return files
 

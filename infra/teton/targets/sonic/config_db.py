@@ -70,7 +70,7 @@ def config_db(device: Device, model: SwitchModel) -> dict[str, Any]:
     for i in device.interfaces:
         _interface(db["INTERFACE"], i)
     if device.qos is not None and device.buffers is not None:
-        db.update(qos_tables(device, device.qos, device.buffers))
+        db.update(qos_tables(device, device.qos, device.buffers, model.buffering))
     if device.policy is not None:
         db.update(policy_tables(device.policy))
     if device.management is not None:

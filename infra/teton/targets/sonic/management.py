@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from teton.fabric.intent import Management
+from teton.fabric.intent import ManagementIntent
 from teton.fabric.model import Device
 from teton.secrets import secret_ref
 
@@ -33,7 +33,7 @@ def _acl(table: str, services: list[str], prefixes: tuple[str, ...], description
     return {table: {"type": "CTRLPLANE", "stage": "ingress", "services": services, "policy_desc": description}}, rules
 
 
-def mgmt_tables(device: Device, m: Management) -> dict[str, Any]:
+def mgmt_tables(device: Device, m: ManagementIntent) -> dict[str, Any]:
     aaa_key = secret_ref(m.aaa_key_secret)
     t: dict[str, Any] = {
         "MGMT_PORT": {"eth0": {"alias": "eth0", "admin_status": "up", "description": "out-of-band management"}},

@@ -10,17 +10,29 @@ from __future__ import annotations
 from typing import Any
 
 from teton.design.buffers import cable_m
-from teton.fabric.intent import Buffers, PgProfile, Qos, SwitchPolicy
+from teton.fabric.intent import BufferClass, Buffers, PgProfile, Qos, Queue, SwitchPolicy
 from teton.fabric.model import Device
 
 QOS_MAP = "ROCE"
-SCHEDULER = {"lossless": "scheduler.lossless", "cnp": "scheduler.cnp", "best-effort": "scheduler.best_effort"}
+SCHEDULER = {"lossless": "scheduler.lossless", "cnp": "scheduler.cnp", "control": "scheduler.control",
+             "best-effort": "scheduler.best_effort", "idle": "scheduler.idle"}
+WRED_PREFIX = "ROCE_LOSSLESS_"
+
+
+def scheduler_name(q: Queue) -> str:
+    """The SCHEDULER row of a queue: one per role, an idle strict queue one per priority (strict rows carry it)."""
+    return f"{SCHEDULER[q.role]}_{q.tc}" if q.role == "idle" and q.strict else SCHEDULER[q.role]
+
+
+def wred_name(speed_gbps: int) -> str:
+    """WRED_PROFILE of the lossless queue on ports of one speed, named by PORT's speed (Mb/s)."""
+    return f"{WRED_PREFIX}{speed_gbps * 1000}"
 
 
 def _schedulers(qos: Qos) -> dict[str, dict[str, str]]:
     out: dict[str, dict[str, str]] = {}
     for q in qos.queues:
-        out[SCHEDULER[q.role]] = ({"type": "STRICT", "priority": str(q.tc)} if q.strict
+        out[scheduler_name(q)] = ({"type": "STRICT", "priority": str(q.tc)} if q.strict
                                   else {"type": "DWRR", "weight": str(q.weight)})
     return out
 
@@ -48,8 +60,9 @@ def buffer_pools(b: Buffers) -> dict[str, dict[str, str]]:
             "egress_lossy_pool": {"type": "egress", "mode": "dynamic", "size": str(b.egress_lossy_pool)}}
 
 
-def qos_maps(qos: Qos) -> dict[str, Any]:
-    """The tables that do not depend on the ports: maps, schedulers, the WRED/ECN profile."""
+def qos_maps(qos: Qos, buffer: BufferClass) -> dict[str, Any]:
+    """The tables that do not depend on the ports: maps, schedulers, the WRED/ECN profile per port speed (thresholds in
+    bytes, the intent's numbers as they are)."""
     t: dict[str, Any] = {
         "DSCP_TO_TC_MAP": {QOS_MAP: {str(d): str(tc) for d, tc in enumerate(qos.dscp_to_tc)}},
         "TC_TO_QUEUE_MAP": {QOS_MAP: {str(q.tc): str(q.tc) for q in qos.queues}},
@@ -59,17 +72,21 @@ def qos_maps(qos: Qos) -> dict[str, Any]:
         "SCHEDULER": _schedulers(qos),
     }
     if qos.ecn is not None:
-        kb = 1024
-        lo, hi, p = str(qos.ecn.min_kbytes * kb), str(qos.ecn.max_kbytes * kb), str(qos.ecn.mark_percent)
-        t["WRED_PROFILE"] = {"ROCE_LOSSLESS": {
-            "wred_green_enable": "true", "wred_yellow_enable": "true", "wred_red_enable": "true", "ecn": "ecn_all",
-            "green_min_threshold": lo, "green_max_threshold": hi, "green_drop_probability": p,
-            "yellow_min_threshold": lo, "yellow_max_threshold": hi, "yellow_drop_probability": p,
-            "red_min_threshold": lo, "red_max_threshold": hi, "red_drop_probability": p}}
+        t["WRED_PROFILE"] = {}
+        for e in qos.ecn:
+            if e.buffer != buffer:
+                continue
+            lo, hi, p = str(e.min_bytes), str(e.max_bytes), str(e.mark_percent)
+            t["WRED_PROFILE"][wred_name(e.speed_gbps)] = {
+                "wred_green_enable": "true", "wred_yellow_enable": "true", "wred_red_enable": "true",
+                "ecn": "ecn_all",
+                "green_min_threshold": lo, "green_max_threshold": hi, "green_drop_probability": p,
+                "yellow_min_threshold": lo, "yellow_max_threshold": hi, "yellow_drop_probability": p,
+                "red_min_threshold": lo, "red_max_threshold": hi, "red_drop_probability": p}
     return t
 
 
-def qos_tables(device: Device, qos: Qos, buffers: Buffers) -> dict[str, Any]:
+def qos_tables(device: Device, qos: Qos, buffers: Buffers, buffer: BufferClass) -> dict[str, Any]:
     """Every QoS and buffer table of the device (its cabled ports only)."""
     ports = device.interfaces
     if not ports:
@@ -77,7 +94,7 @@ def qos_tables(device: Device, qos: Qos, buffers: Buffers) -> dict[str, Any]:
     lossless = qos.lossless_priority
     by_key = {(p.speed_gbps, p.cable_m): p for p in buffers.profiles}
     t: dict[str, Any] = {
-        **qos_maps(qos),
+        **qos_maps(qos, buffer),
         "BUFFER_POOL": buffer_pools(buffers),
         "BUFFER_PROFILE": buffer_profiles(buffers),
         "PORT_QOS_MAP": {}, "QUEUE": {}, "BUFFER_PG": {}, "BUFFER_QUEUE": {}, "CABLE_LENGTH": {QOS_MAP: {}},
@@ -97,9 +114,9 @@ def qos_tables(device: Device, qos: Qos, buffers: Buffers) -> dict[str, Any]:
                                    "restoration_time": str(wd.restoration_ms)}
         t["PORT_QOS_MAP"][i.name] = pq
         for q in qos.queues:
-            row = {"scheduler": SCHEDULER[q.role]}
+            row = {"scheduler": scheduler_name(q)}
             if q.role == "lossless" and qos.ecn is not None:
-                row["wred_profile"] = "ROCE_LOSSLESS"
+                row["wred_profile"] = wred_name(i.speed_gbps)
             t["QUEUE"][f"{i.name}|{q.tc}"] = row
             t["BUFFER_QUEUE"][f"{i.name}|{q.tc}"] = {
                 "profile": "egress_lossless_profile" if q.role == "lossless" else "egress_lossy_profile"}
@@ -110,6 +127,10 @@ def qos_tables(device: Device, qos: Qos, buffers: Buffers) -> dict[str, Any]:
 
 def policy_tables(policy: SwitchPolicy) -> dict[str, Any]:
     """ECMP hash and the counters behind the alerts.  SONiC's hash has no field for the RoCE BTH (no UDF in
-    sonic-hash): the entropy is the UDP source port a RoCEv2 NIC sets per queue pair."""
-    return {"SWITCH_HASH": {"GLOBAL": {"ecmp_hash": list(policy.hashing.fields), "ecmp_hash_algorithm": "CRC"}},
+    sonic-hash): the entropy is the UDP source port a RoCEv2 NIC sets per queue pair, which the design requires of the
+    hosts (`Hashing.per_qp_source_port`, NCCL_IB_QPS_PER_CONNECTION).  config_db.json has no room for a comment (and
+    its YANG no free field): the HwSKU's qos.json.j2 says so in its header (`teton.targets.sonic.sku`), and
+    docs/qos.md."""
+    h = policy.hashing
+    return {"SWITCH_HASH": {"GLOBAL": {"ecmp_hash": list(h.fields), "ecmp_hash_algorithm": "CRC"}},
             "FLEX_COUNTER_TABLE": {k: {"FLEX_COUNTER_STATUS": "enable"} for k in policy.monitoring.counter_groups}}

@@ -4,34 +4,21 @@ for the routing bgpd really runs.  Also checks that the two files agree: the sam
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from typing import Any
 
+from teton.buildfolder import device_path
 from teton.findings import Finding
-from teton.targets.base import DeviceView, PortView, QosView, Session
-
-_NEIGHBOR = re.compile(r"^ neighbor (\S+) remote-as (\d+)$")
-
-
-def frr_sessions(text: str) -> tuple[int | None, str | None, list[Session]]:
-    """(ASN, router-id, sessions) of an frr.conf: what `router bgp` runs."""
-    asn = rid = None
-    sessions = []
-    for n, line in enumerate(text.splitlines(), start=1):
-        if line.startswith("router bgp "):
-            asn = int(line.split()[2])
-        elif line.startswith(" bgp router-id "):
-            rid = line.split()[2]
-        elif m := _NEIGHBOR.match(line):
-            sessions.append(Session(m.group(1), int(m.group(2)), f"line {n}"))
-    return asn, rid, sessions
+from teton.frr.conf import bgp_config
+from teton.targets.base import DeviceView, PortView, QosView, QueueView, Session
 
 
 def read_sonic(name: str, db: dict[str, Any], frr: str) -> tuple[DeviceView, list[Finding]]:
-    rel = f"devices/{name}/config_db.json"
-    frr_rel = f"devices/{name}/frr.conf"
-    asn, rid, sessions = frr_sessions(frr)
+    rel = device_path(name, "config_db.json")
+    frr_rel = device_path(name, "frr.conf")
+    bgp = bgp_config(frr)
+    asn, rid = bgp.asn, bgp.router_id
+    sessions = [Session(n.address, n.remote_as, f"line {n.line}") for n in bgp.neighbors]
     loopbacks = tuple(k.split("|", 1)[1] for k in db.get("LOOPBACK_INTERFACE", {}) if "|" in k)
     view = DeviceView(name, "switch", frr_rel, asn=asn, router_id=rid, loopbacks=loopbacks, sessions=sessions,
                       qos_file=rel, frr_conf=frr)
@@ -57,15 +44,37 @@ def read_sonic(name: str, db: dict[str, Any], frr: str) -> tuple[DeviceView, lis
     for port, cidrs in addrs.items():
         mtu = str(ports.get(port, {}).get("mtu", ""))
         view.interfaces[port] = PortView(int(mtu) if mtu.isdigit() else None, tuple(cidrs), f"PORT|{port}/mtu")
+    queues = tuple(_queues(db))
     for key, row in db.get("PORT_QOS_MAP", {}).items():
         pfc = str(row.get("pfc_enable", ""))
         dscp = db.get("DSCP_TO_TC_MAP", {}).get(row.get("dscp_to_tc_map"), {})
+        tcq = db.get("TC_TO_QUEUE_MAP", {}).get(row.get("tc_to_queue_map"), {})
         q = QosView(tuple(sorted(int(p) for p in pfc.split(",") if p.isdigit())),
                     {int(k): int(v) for k, v in dscp.items() if str(k).isdigit() and str(v).isdigit()},
-                    f"PORT_QOS_MAP|{key}/pfc_enable")
+                    f"PORT_QOS_MAP|{key}/pfc_enable",
+                    {int(k): int(v) for k, v in tcq.items() if str(k).isdigit() and str(v).isdigit()}, queues)
         if view.qos is None:
             view.qos = q
-        elif (q.lossless, q.dscp_to_tc) != (view.qos.lossless, view.qos.dscp_to_tc):
+        elif (q.lossless, q.dscp_to_tc, q.tc_to_queue) != (view.qos.lossless, view.qos.dscp_to_tc,
+                                                            view.qos.tc_to_queue):
             findings.append(Finding(rel, q.where, f"port QoS differs from {view.qos.where} on the same switch",
                                     rule="qos-mismatch"))
     return view, findings
+
+
+def _queues(db: dict[str, Any]) -> list[QueueView]:
+    """Every QUEUE row: its SCHEDULER's type and weight, its WRED_PROFILE's green thresholds (bytes)."""
+    schedulers, wred = db.get("SCHEDULER", {}), db.get("WRED_PROFILE", {})
+    out = []
+    for key, row in db.get("QUEUE", {}).items():
+        port, _, queue = key.partition("|")
+        if not queue.isdigit():
+            continue
+        s = schedulers.get(row.get("scheduler"), {})
+        strict = s.get("type") == "STRICT"
+        w = wred.get(row.get("wred_profile")) if row.get("wred_profile") else None
+        ecn = None if w is None or w.get("ecn", "ecn_none") == "ecn_none" else (
+            int(w["green_min_threshold"]), int(w["green_max_threshold"]), int(w.get("green_drop_probability", 100)))
+        out.append(QueueView(port, int(queue), strict, None if strict else int(s.get("weight", 1)), ecn,
+                             f"QUEUE|{key}"))
+    return out

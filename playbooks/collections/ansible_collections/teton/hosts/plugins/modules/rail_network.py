@@ -10,11 +10,13 @@ short_description: Backend NICs with per-NIC routing tables and source rules
 description:
   - For every interface, sets the link up and its MTU, keeps exactly the given global addresses, keeps exactly the
     routes to the supernets (via the NIC's gateway) in the NIC's table, and keeps exactly one rule per address family
-    at the NIC's priority, sending the NIC's source address to its table.
+    at the NIC's priority, sending the NIC's source address to its table; and routes the supernets in the main table
+    through every NIC at its own metric, for sockets with no bound source.
   - Fails when an interface does not exist. Supports check mode and diff.
 options:
   interfaces:
-    description: NICs, each with name, mtu, addresses (CIDR), gateway4, gateway6, table, rule_priority.
+    description: NICs, each with name, mtu, addresses (CIDR), gateway4, gateway6, table, rule_priority and
+      main_metric (the metric of its main-table routes to the supernets; 0 or absent for none).
     type: list
     elements: dict
     required: true
@@ -98,6 +100,19 @@ def main():
                                 + (["via", g] if g else []) + (["dev", v] if v else []))
             for d, g, v in sorted(wanted - current, key=str):
                 commands.append([f"-{fam}", "route", "replace", d, "via", g, "dev", v, "table", str(table)])
+            metric = int(nic.get("main_metric") or 0)
+            if metric:         # the main table: the supernets through this NIC too, at its metric (unbound sockets)
+                nets = {d for d, _, _ in wanted}
+                main = {(r.get("dst"), r.get("gateway"), int(r.get("metric", 0)))
+                        for r in _json(module, f"-{fam}", "route", "show", "dev", name)
+                        if r.get("dst") in nets and r.get("protocol") != "kernel"}
+                want_main = {(d, g, metric) for d, g, _ in wanted}
+                before += [f"main: {d} via {g} dev {name} metric {m}" for d, g, m in sorted(main, key=str)]
+                after += [f"main: {d} via {g} dev {name} metric {m}" for d, g, m in sorted(want_main, key=str)]
+                for d, g, m in sorted(main - want_main, key=str):
+                    commands.append([f"-{fam}", "route", "del", d, "via", g, "dev", name, "metric", str(m)])
+                for d, g, m in sorted(want_main - main, key=str):
+                    commands.append([f"-{fam}", "route", "replace", d, "via", g, "dev", name, "metric", str(m)])
             sources = [str(ipaddress.ip_interface(a).ip) for a in want if _family(a) == fam]
             wanted_rules = {(s, table) for s in sources}
             at_prio = [r for r in rules[fam] if r.get("priority") == prio]

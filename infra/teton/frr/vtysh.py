@@ -1,4 +1,5 @@
-"""Pushing an integrated frr.conf into a running FRR, and reading its running config back, with FRR's own tools.
+"""The vtysh client: pushing an integrated frr.conf into a running FRR and reading its running config back, with
+FRR's own tools (vtysh, frr-reload), and parsing what they print.
 
 - `running_config`: ``vtysh --vty_socket D -c 'show running-config'`` without vtysh's "Building configuration..."
   header: what the daemons run now (zebra and bgpd merged).

@@ -1,8 +1,8 @@
-"""Talking to one FRR daemon of a fabric twin over its vty socket (``<node dir>/<daemon>.vty``).
+"""Talking to one FRR daemon over its vty socket (a twin switch's ``<node dir>/<daemon>.vty``), and reading its answers.
 
 `vty_command` speaks the protocol vtysh uses: the command and a NUL, then the daemon's output followed by three NULs
-and a status byte.  It costs ~1 ms instead of the ~35 ms of CPU of starting ``vtysh``, which matters when
-`teton.twin.runtime` polls hundreds of switches.  The daemon answers in its view node, so only show commands work.
+and a status byte.  It costs ~1 ms instead of the ~35 ms of CPU of starting ``vtysh``, which matters when the twin
+(`teton.twin.runtime`) polls hundreds of switches.  The daemon answers in its view node, so only show commands work.
 A daemon reads its start-up config before it serves any vty input: an answer means the config has been read.
 """
 

@@ -1,0 +1,65 @@
+"""How a NOS names the front-panel ports of a switch: a registry the NOS packages register into.
+
+A switch model's `port_naming` (catalogue data) is a key of this registry.  The catalogue sits below the targets, so
+the NOS packages (`teton.targets.<nos>`, or a plugin's own target) register their namings here through their target's
+`port_namings`, and `teton.targets` installs the loader that registers the built-in ones the first time a naming is
+looked up.  A design or a fabric.json load therefore needs `teton.targets` imported (every face does).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class PortPlace:
+    """Where a port sits on its switch: what a naming may spell."""
+
+    index: int        # position in the model's port list, 0-based
+    first_lane: int   # its first SerDes lane (lanes are counted across the whole model)
+    slot: int         # line card or port module holding it; 1 on a fixed switch
+    position: int     # port number on that slot, 1-based
+
+
+PortNaming = Callable[[PortPlace], str]
+
+_NAMINGS: dict[str, PortNaming] = {}
+_LOADERS: list[Callable[[], object]] = []
+
+
+def register_port_naming(name: str, naming: PortNaming) -> None:
+    """Add (or replace) the naming a switch model selects with `port_naming: <name>`."""
+    _NAMINGS[name] = naming
+
+
+def unregister_port_naming(name: str) -> None:
+    _NAMINGS.pop(name, None)
+
+
+def add_loader(load: Callable[[], object]) -> None:
+    """Something that registers namings when first needed (`teton.targets` loads its packages)."""
+    if load not in _LOADERS:
+        _LOADERS.append(load)
+
+
+def _load() -> None:
+    for load in _LOADERS:
+        load()
+
+
+def port_namings() -> list[str]:
+    """The registered namings, sorted."""
+    _load()
+    return sorted(_NAMINGS)
+
+
+def port_naming(name: str) -> PortNaming:
+    """The naming registered as `name`; KeyError listing the registered ones."""
+    if name not in _NAMINGS:
+        _load()
+    try:
+        return _NAMINGS[name]
+    except KeyError:
+        raise KeyError(f"no port naming {name!r} is registered (registered: {', '.join(sorted(_NAMINGS)) or 'none'}; "
+                       f"the NOS packages register theirs when teton.targets is imported)") from None

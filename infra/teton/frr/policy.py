@@ -1,0 +1,76 @@
+"""The route-policy layout of a routing intent, as data: the prefix lists and route maps every switch carries per
+address family, with their names and sequence numbers.  The FRR spelling (`teton.targets.frr`) and the EOS spelling
+(`teton.targets.eos.structured`) both write this, so the two NOSes filter alike by construction.
+
+Per family with neighbours (tag V4 or V6):
+- LOCAL_<tag>: the loopback (sequence 10) and each aggregate with its more-specifics (20, 30, ...);
+- ORIGINATE_<tag>: the same prefixes exactly (the loopback and the aggregates, nothing more specific);
+- CONNECTED_<tag> (sequence 10): connected routes are redistributed only when LOCAL_<tag> matches them;
+- EXPORT_<tag> (sequence 10), applied outbound to every peer group: on a transit switch it matches nothing (permits
+  everything), on a rack switch only ORIGINATE_<tag>; a drained switch prepends its ASN the intent's count of times.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from teton.fabric.intent import Family, Routing
+
+TAG: dict[Family, str] = {"ipv4": "V4", "ipv6": "V6"}
+MAX_LEN: dict[Family, int] = {"ipv4": 32, "ipv6": 128}
+
+
+@dataclass(frozen=True)
+class PrefixEntry:
+    """A permit line of a prefix list: `prefix`, and with `le` its more-specifics up to that length."""
+
+    seq: int
+    prefix: str
+    le: int | None = None
+
+
+@dataclass(frozen=True)
+class PrefixList:
+    name: str
+    entries: tuple[PrefixEntry, ...]
+
+
+@dataclass(frozen=True)
+class RouteMap:
+    """A one-entry permit route map: matching the prefix list `match` (None: everything), prepending `prepend`."""
+
+    name: str
+    seq: int
+    match: str | None
+    prepend: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class FamilyPolicy:
+    """The policy objects of one address family of a switch."""
+
+    family: Family
+    local: PrefixList
+    originate: PrefixList
+    connected: RouteMap
+    export: RouteMap
+
+
+def family_policy(r: Routing, family: Family) -> FamilyPolicy:
+    tag = TAG[family]
+    lo = r.loopback4 if family == "ipv4" else r.loopback6
+    aggregates = r.aggregates4 if family == "ipv4" else r.aggregates6
+    first = (PrefixEntry(10, lo),) if lo else ()
+    local = PrefixList(f"LOCAL_{tag}", first + tuple(PrefixEntry(20 + 10 * k, a, MAX_LEN[family])
+                                                     for k, a in enumerate(aggregates)))
+    originate = PrefixList(f"ORIGINATE_{tag}", first + tuple(PrefixEntry(20 + 10 * k, a)
+                                                             for k, a in enumerate(aggregates)))
+    return FamilyPolicy(
+        family=family, local=local, originate=originate,
+        connected=RouteMap(f"CONNECTED_{tag}", 10, local.name),
+        export=RouteMap(f"EXPORT_{tag}", 10, None if r.transit else originate.name, (r.asn,) * r.drain_prepend))
+
+
+def route_policy(r: Routing) -> tuple[FamilyPolicy, ...]:
+    """The policy of every address family the intent has neighbours in, in the intent's family order."""
+    return tuple(family_policy(r, fam) for fam in r.families())

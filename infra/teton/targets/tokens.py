@@ -1,0 +1,36 @@
+"""Values on their way into a text file: what a format cannot hold is refused at render, or defused.
+
+The spec's grammar (`teton.spec.model`) keeps such values out already; this is the defence beside it, for whatever
+reaches a target another way (a Fabric read back from a build, a Python spec's model, a later field without a
+grammar).  A line config (FRR, EOS, slurm.conf, gres.conf, partitions.conf, INI) takes a value as one token of one
+line: `token()` refuses anything else with a SpecError naming the device and the field, rather than writing a file
+whose lines say something else.  A CSV cell starting with = + - @ (a formula to a spreadsheet) is defused with a
+leading "'" (`csv_cell`).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from teton.findings import Finding, SpecError
+
+# one token of a line config: no whitespace, no comment or quote character, no '=' (slurm's key=value), no '{' '}'
+_TOKEN = re.compile(r"[A-Za-z0-9_.:/@%+,\[\]-]{1,255}")
+_FORMULA = ("=", "+", "-", "@", "\t", "\r")
+
+
+def token(value: Any, device: str, field: str, fmt: str, file: str = "") -> str:
+    """`value` as one token of a line of `fmt`, or SpecError at `<device>.<field>` (the value is shown escaped)."""
+    text = str(value)
+    if _TOKEN.fullmatch(text) and not text.startswith("-"):
+        return text
+    shown = repr(text if len(text) <= 60 else text[:57] + "...")
+    raise SpecError([Finding(file or fmt, f"{device}.{field}", f"{shown} cannot be written into {fmt} as one token "
+                             "(letters, digits and _ . : / @ % + , [ ] -, not starting with '-'): refused rather than "
+                             "changing the file's lines", rule="render")])
+
+
+def csv_cell(value: Any) -> Any:
+    """A CSV cell that a spreadsheet shows as text: a string starting with = + - @ (a formula) gets a leading "'"."""
+    return "'" + value if isinstance(value, str) and value.startswith(_FORMULA) else value

@@ -1,0 +1,64 @@
+"""teton.expect: one promise, checked through any observer; sampling is a parameter (no root, no twin needed)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from teton.expect import NO_FAILURES, Failures, PingProbe, Sampling, check, expected_sessions, promise
+
+
+@dataclass
+class FakeFabric:
+    """An observer that shows exactly the promise, except what a test breaks."""
+
+    sessions: dict[str, int]
+    widths: dict[tuple[str, str], int]
+    unreachable: set[str] = field(default_factory=set)
+
+    def established(self, switch: str) -> int:
+        return self.sessions.get(switch, -1)
+
+    def nexthops(self, switch: str, prefix: str) -> int:
+        return self.widths[(switch, prefix)]
+
+    def reaches(self, probe: PingProbe) -> bool:
+        return probe.dst not in self.unreachable
+
+
+def _showing(p):
+    return FakeFabric(dict(p.sessions), {(e.switch, e.prefix): e.width for e in p.ecmp})
+
+
+def test_a_fabric_that_keeps_the_promise_passes_and_one_that_breaks_it_says_where(lab_fabric):
+    switches = sorted(n for n, d in lab_fabric.devices.items() if d.role in ("rtsw", "ctsw", "atsw"))
+    p = promise(lab_fabric, switches, NO_FAILURES, Sampling(ecmp=20, pings=10))
+    assert len(p.ecmp) == 20 and len(p.pings) == 10 and p.pings_total > 10
+    observer = _showing(p)
+    report = check(p, observer)
+    assert report.ok and not report.unchecked and report.established == sum(p.sessions.values())
+    observer.sessions[switches[0]] -= 1
+    probe = p.ecmp[0]
+    observer.widths[(probe.switch, probe.prefix)] = probe.width + 1
+    observer.unreachable.add(p.pings[0].dst)
+    report = check(p, observer)
+    assert not report.ok
+    assert [m.switch for m in report.sessions] == [switches[0]]
+    assert [m.probe for m in report.ecmp] == [probe]
+    assert p.pings[0] in report.pings
+    assert any(line.startswith(f"{switches[0]}: ") for line in report.problems())
+
+
+def test_sampling_narrows_the_same_promise(lab_fabric):
+    whole = promise(lab_fabric, [], NO_FAILURES, Sampling(ecmp=10_000, pings=0))
+    one = promise(lab_fabric, [], NO_FAILURES, Sampling(ecmp=10_000, pings=0, ecmp_from=("z01-r001-rtsw",)))
+    assert one.ecmp and set(one.ecmp) <= set(whole.ecmp)
+    assert {e.switch for e in one.ecmp} == {"z01-r001-rtsw"}
+    assert check(one, _showing(whole)).unchecked == ("sessions", "same-rail pings")
+
+
+def test_a_failed_switch_is_not_expected_and_its_peers_expect_fewer_sessions(lab_fabric):
+    full = expected_sessions(lab_fabric, ["z01-ctsw01", "z01-r001-rtsw"])
+    failed = expected_sessions(lab_fabric, ["z01-ctsw01", "z01-r001-rtsw"], Failures(devices=("z01-ctsw01",)))
+    assert "z01-ctsw01" not in failed
+    assert failed["z01-r001-rtsw"] < full["z01-r001-rtsw"]
+    assert Failures.from_json(Failures(("a",), (("a:1", "b:1"),)).to_json()) == Failures(("a",), (("a:1", "b:1"),))

@@ -1,0 +1,51 @@
+"""teton.frr: the route-policy layout is one definition that both spellings carry, and frr.conf parses back."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from teton.frr.conf import bgp_config
+from teton.frr.policy import route_policy
+from teton.targets.eos.readback import _routing as eos_routing
+from teton.targets.eos.structured import _routing as eos_spelling
+from teton.targets.frr import render_frr
+
+
+def _rack_switch(fabric):
+    return next(d for d in fabric.devices.values() if d.role == "rtsw" and d.routing is not None)
+
+
+def test_both_spellings_carry_every_policy_name_and_sequence(lab_fabric):
+    d = _rack_switch(lab_fabric)
+    text = render_frr(d.name, d.routing)
+    eos = eos_spelling(d.routing)
+    eos_lists = {pl["name"]: pl for pl in eos.get("prefix_lists", []) + eos.get("ipv6_prefix_lists", [])}
+    eos_maps = {rm["name"]: rm for rm in eos["route_maps"]}
+    for p in route_policy(d.routing):
+        for pl in (p.local, p.originate):
+            assert [s["sequence"] for s in eos_lists[pl.name]["sequence_numbers"]] == [e.seq for e in pl.entries]
+            for e in pl.entries:
+                assert f"{pl.name} seq {e.seq} permit {e.prefix}" in text
+        for rm in (p.connected, p.export):
+            assert f"route-map {rm.name} permit {rm.seq}" in text
+            assert eos_maps[rm.name]["sequence_numbers"][0]["sequence"] == rm.seq
+
+
+def test_eos_read_back_finds_transit_by_the_applied_route_map_not_its_name(lab_fabric):
+    d = _rack_switch(lab_fabric)
+    for transit in (False, True):
+        cfg = eos_spelling(replace(d.routing, transit=transit))
+        for rm in cfg["route_maps"]:        # renamed: read-back must follow route_map_out, not the EXPORT_ prefix
+            rm["name"] = "X" + rm["name"]
+        for fam in ("ipv4", "ipv6"):
+            for g in cfg["router_bgp"].get(f"address_family_{fam}", {}).get("peer_groups", []):
+                g["route_map_out"] = "X" + g["route_map_out"]
+        routing = eos_routing(cfg, {})
+        assert routing is not None and routing.transit is transit
+
+
+def test_frr_conf_parses_back_to_its_router_bgp(lab_fabric):
+    d = _rack_switch(lab_fabric)
+    bgp = bgp_config(render_frr(d.name, d.routing))
+    assert (bgp.asn, bgp.router_id) == (d.routing.asn, d.routing.router_id)
+    assert [(n.address, n.remote_as) for n in bgp.neighbors] == [(n.address, n.remote_as) for n in d.routing.neighbors]
