@@ -127,63 +127,17 @@ def design_frontend(cluster: Cluster, fabric: DraftFabric, all_models: dict[str,
                      mtu=fe.mtu, nets=up_nets, net_index=state["uplink"], rack=rsw.rack, zone=rsw.zone)
                 state["uplink"] += 1
 
-    planes: list[list[Draft]] = []   # planes[j]: FSW j+1 of every zone, zone 0 last
-
-    host_nics = [(f"fe{n}", cluster.host.frontend_nic_gbps) for n in range(cluster.host.frontend_nics)]
+    # Creation order, so that growing the storage appends (new racks, loopbacks, links and ASNs after the existing
+    # ones, nothing renumbered): every FSW, the spine planes and their links, the compute racks, the service rack,
+    # then the storage racks.  An FSW's spine uplinks are its first ports, its RSW downlinks follow.
+    zone_fsws: dict[int, list[Draft]] = {}
     for z in range(1, cluster.zones + 1):
-        fsws = [switch(fsw_name(z, i + 1), "fsw", fm, fe.fsw.nos, z, net_rack_name(z, 90 + i // 2),
-                       1 + (i % 2) * fm.height_ru, fe.asn.fsw + z) for i in range(fe.fsw_per_zone)]
-        planes.append(fsws)
-        for r in range(1, cluster.racks_per_zone + 1):
-            rack = rack_name(z, r)
-            rsw, nets = rack_switch(rack, z, z, r, fsws)
-            k = 0
-            installed = hosts_in_rack(cluster, z, r)
-            for h in range(1, cluster.hosts_per_rack + 1):
-                if h > installed:   # a missing host's ports stay free, the uplinks where they are
-                    for _ in range(cluster.host.frontend_nics):
-                        ports[rsw.name].take(fe.host_link_speed_gbps)
-                    continue
-                host = fabric.devices[f"{rack}-h{h}"]
-                hp = Ports(host.name, None, host_nics)
-                for _ in range(cluster.host.frontend_nics):
-                    wire(fabric, "host-fersw", host, hp.take(fe.host_link_speed_gbps), rsw,
-                         ports[rsw.name].take(fe.host_link_speed_gbps), speed=fe.host_link_speed_gbps,
-                         medium=fe.rsw.medium_down, mtu=fe.mtu, nets=nets, net_index=k, rack=rack, zone=z)
-                    k += 1
-            uplink(rsw, fsws)
-    if has_zone0(cluster):
-        fsws = [switch(fsw_name(None, i + 1), "fsw", fm, fe.fsw.nos, None, net_rack_name(None, 90 + i // 2),
-                       1 + (i % 2) * fm.height_ru, fe.asn.fsw) for i in range(fe.fsw_per_zone)]
-        planes.append(fsws)
-        index = 0
-        for g, group in enumerate(cluster.storage, start=1):
-            for r in range(1, group.racks + 1):
-                index += 1
-                rack = storage_rack_name(g, r)
-                rsw, nets = rack_switch(rack, None, 0, index, fsws)
-                k = 0
-                for server in _storage_servers(fabric, cluster, g, rack):
-                    sp = Ports(server.name, None, [(f"fe{n}", group.nic_gbps) for n in range(group.nics_per_server)])
-                    for _ in range(group.nics_per_server):
-                        wire(fabric, "storage-fersw", server, sp.take(group.nic_gbps), rsw,
-                             ports[rsw.name].take(group.nic_gbps), speed=group.nic_gbps, medium=fe.rsw.medium_down,
-                             mtu=fe.mtu, nets=nets, net_index=k, rack=rack, zone=None)
-                        k += 1
-                uplink(rsw, fsws)
-        if cluster.services:
-            index += 1
-            rsw, nets = rack_switch(SERVICE_RACK, None, 0, index, fsws)
-            k = 0
-            for server in _service_hosts(fabric, cluster):
-                spec = server.attrs["nics"], server.attrs["nic_gbps"]
-                sp = Ports(server.name, None, [(f"fe{n}", spec[1]) for n in range(spec[0])])
-                for _ in range(spec[0]):
-                    wire(fabric, "service-fersw", server, sp.take(spec[1]), rsw, ports[rsw.name].take(spec[1]),
-                         speed=spec[1], medium=fe.rsw.medium_down, mtu=fe.mtu, nets=nets, net_index=k,
-                         rack=SERVICE_RACK, zone=None)
-                    k += 1
-            uplink(rsw, fsws)
+        zone_fsws[z] = [switch(fsw_name(z, i + 1), "fsw", fm, fe.fsw.nos, z, net_rack_name(z, 90 + i // 2),
+                               1 + (i % 2) * fm.height_ru, fe.asn.fsw + z) for i in range(fe.fsw_per_zone)]
+    fsws0 = [switch(fsw_name(None, i + 1), "fsw", fm, fe.fsw.nos, None, net_rack_name(None, 90 + i // 2),
+                    1 + (i % 2) * fm.height_ru, fe.asn.fsw) for i in range(fe.fsw_per_zone)] if has_zone0(cluster) \
+        else []
+    planes = [*zone_fsws.values(), *([fsws0] if fsws0 else [])]   # planes[j]: FSW j+1 of every zone, zone 0 last
     models = [rm, fm]
     if fe.ssw is not None:
         t = fe.ssw
@@ -202,6 +156,55 @@ def design_frontend(cluster: Cluster, fabric: DraftFabric, all_models: dict[str,
                              medium=t.medium_down, mtu=fe.mtu, nets=up_nets, net_index=state["uplink"],
                              rack=f.rack, zone=f.zone)
                         state["uplink"] += 1
+
+    host_nics = [(f"fe{n}", cluster.host.frontend_nic_gbps) for n in range(cluster.host.frontend_nics)]
+    for z, fsws in zone_fsws.items():
+        for r in range(1, cluster.racks_per_zone + 1):
+            rack = rack_name(z, r)
+            rsw, nets = rack_switch(rack, z, z, r, fsws)
+            k = 0
+            installed = hosts_in_rack(cluster, z, r)
+            for h in range(1, cluster.hosts_per_rack + 1):
+                if h > installed:   # a missing host's ports stay free, the uplinks where they are
+                    for _ in range(cluster.host.frontend_nics):
+                        ports[rsw.name].take(fe.host_link_speed_gbps)
+                    continue
+                host = fabric.devices[f"{rack}-h{h}"]
+                hp = Ports(host.name, None, host_nics)
+                for _ in range(cluster.host.frontend_nics):
+                    wire(fabric, "host-fersw", host, hp.take(fe.host_link_speed_gbps), rsw,
+                         ports[rsw.name].take(fe.host_link_speed_gbps), speed=fe.host_link_speed_gbps,
+                         medium=fe.rsw.medium_down, mtu=fe.mtu, nets=nets, net_index=k, rack=rack, zone=z)
+                    k += 1
+            uplink(rsw, fsws)
+    index = 0                    # zone 0's racks: the service rack first (ASN rsw + 1), then the storage racks
+    if cluster.services:
+        index += 1
+        rsw, nets = rack_switch(SERVICE_RACK, None, 0, index, fsws0)
+        k = 0
+        for server in _service_hosts(fabric, cluster):
+            spec = server.attrs["nics"], server.attrs["nic_gbps"]
+            sp = Ports(server.name, None, [(f"fe{n}", spec[1]) for n in range(spec[0])])
+            for _ in range(spec[0]):
+                wire(fabric, "service-fersw", server, sp.take(spec[1]), rsw, ports[rsw.name].take(spec[1]),
+                     speed=spec[1], medium=fe.rsw.medium_down, mtu=fe.mtu, nets=nets, net_index=k,
+                     rack=SERVICE_RACK, zone=None)
+                k += 1
+        uplink(rsw, fsws0)
+    for g, group in enumerate(cluster.storage, start=1):
+        for r in range(1, group.racks + 1):
+            index += 1
+            rack = storage_rack_name(g, r)
+            rsw, nets = rack_switch(rack, None, 0, index, fsws0)
+            k = 0
+            for server in _storage_servers(fabric, cluster, g, rack):
+                sp = Ports(server.name, None, [(f"fe{n}", group.nic_gbps) for n in range(group.nics_per_server)])
+                for _ in range(group.nics_per_server):
+                    wire(fabric, "storage-fersw", server, sp.take(group.nic_gbps), rsw,
+                         ports[rsw.name].take(group.nic_gbps), speed=group.nic_gbps, medium=fe.rsw.medium_down,
+                         mtu=fe.mtu, nets=nets, net_index=k, rack=rack, zone=None)
+                    k += 1
+            uplink(rsw, fsws0)
     for m in models:
         fabric.models[m.name] = m
 
