@@ -67,14 +67,15 @@ def main() -> None:
             finally:
                 pass
             service.down(spec)
-            ok = v["ok"] and after["ok"] and not failed["reconvergence"]["ecmp_mismatched"]
-            sw = up["switches"]
-            print(f"{size:<9} {sw:>8} {up['hosts']:>6} {up['links']:>6} {up_s:>9.1f} {up['converged_s']:>7.2f} "
-                  f"{v['bgp']['seconds'] + v['same_rail_ping']['seconds'] + v['ecmp']['seconds']:>8.2f} "
-                  f"{v['same_rail_ping']['pinged']:>6} {failed['reconvergence']['ecmp_settled_s']:>11.3f} "
-                  f"{back['reconvergence']['ecmp_settled_s']:>9.2f} {up['daemon_rss_mib']:>8.0f} "
-                  f"{up['daemon_rss_mib'] / sw:>7.1f} {'yes' if ok else 'NO ' + json.dumps(v)[:200]}", flush=True)
-            if up["converged_s"] > args.limit or not ok:
+            ok = v.ok and after.ok and not failed.reconvergence.ecmp_mismatched
+            sw = up.switches
+            print(f"{size:<9} {sw:>8} {up.hosts:>6} {up.links:>6} {up_s:>9.1f} {up.converged_s:>7.2f} "
+                  f"{v.bgp.seconds + v.same_rail_ping.seconds + v.ecmp.seconds:>8.2f} "
+                  f"{v.same_rail_ping.pinged:>6} {failed.reconvergence.ecmp_settled_s:>11.3f} "
+                  f"{back.reconvergence.ecmp_settled_s:>9.2f} {up.daemon_rss_mib:>8.0f} "
+                  f"{up.daemon_rss_mib / sw:>7.1f} {'yes' if ok else 'NO ' + json.dumps(v.to_json())[:200]}",
+                  flush=True)
+            if up.converged_s > args.limit or not ok:
                 break
 
 

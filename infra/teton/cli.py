@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 from rich.console import Console
@@ -18,7 +18,11 @@ from rich.table import Table
 from teton import targets
 from teton.findings import Finding, SpecError, TetonError
 
+if TYPE_CHECKING:
+    from teton.twin.reports import TwinResult
+
 EXIT_BAD_INPUT = 2
+_R = TypeVar("_R")
 err = Console(stderr=True, highlight=False, soft_wrap=True)
 out = Console(highlight=False, soft_wrap=True)
 
@@ -272,7 +276,7 @@ def twin() -> None:
     started with)."""
 
 
-def _twin_call(fn: Any, as_json: bool, *args: Any) -> dict[str, Any]:
+def _twin_call(fn: Callable[..., _R], as_json: bool, *args: Any) -> _R:
     import os
 
     from teton.twin.runtime import TwinError
@@ -288,11 +292,11 @@ def _twin_call(fn: Any, as_json: bool, *args: Any) -> dict[str, Any]:
             sys.exit(1)
 
 
-def _twin_out(result: dict[str, Any], as_json: bool, ok: bool = True) -> None:
+def _twin_out(result: TwinResult, as_json: bool, ok: bool = True) -> None:
     if as_json:
-        click.echo(json.dumps(result, indent=1, sort_keys=True))
+        click.echo(json.dumps(result.to_json(), indent=1, sort_keys=True))
     else:
-        out.print_json(json.dumps(result, sort_keys=True))
+        out.print_json(json.dumps(result.to_json(), sort_keys=True))
     if not ok:
         sys.exit(1)
 
@@ -308,7 +312,7 @@ def twin_up(spec: str, as_json: bool) -> None:
 
     with _progress("starting the twin"):   # TETON_SECRET_<name> variables: run the site's secrets, as a deploy pushes
         r = _twin_call(service.up, as_json, spec, secrets_from_env() or None)
-    _twin_out(r, as_json, not r["ecmp_mismatches"])
+    _twin_out(r, as_json, not r.ecmp_mismatches)
 
 
 @twin.command("verify")
@@ -323,7 +327,7 @@ def twin_verify(spec: str, ping_sample: int | None, as_json: bool) -> None:
     kwargs = {} if ping_sample is None else {"ping_sample": ping_sample}
     with _progress("verifying"):
         r = _twin_call(lambda s: service.verify(s, **kwargs), as_json, spec)
-    _twin_out(r, as_json, r["ok"])
+    _twin_out(r, as_json, r.ok)
 
 
 @twin.command("fail")
@@ -338,7 +342,7 @@ def twin_fail(spec: str, what: str, how: str, as_json: bool) -> None:
 
     with _progress(f"failing {what}"):
         r = _twin_call(service.fail, as_json, spec, what, how)
-    _twin_out(r, as_json, not r["reconvergence"]["ecmp_mismatched"])
+    _twin_out(r, as_json, not r.reconvergence.ecmp_mismatched)
 
 
 @twin.command("restore")
@@ -350,7 +354,7 @@ def twin_restore(spec: str, as_json: bool) -> None:
 
     with _progress("restoring"):
         r = _twin_call(service.restore, as_json, spec)
-    _twin_out(r, as_json, not r["reconvergence"]["ecmp_mismatched"])
+    _twin_out(r, as_json, not r.reconvergence.ecmp_mismatched)
 
 
 @twin.command("down")

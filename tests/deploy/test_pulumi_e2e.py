@@ -122,7 +122,7 @@ def test_up_converges_the_twin_and_verify_is_clean(run):
     res = run.pulumi("up", "--yes", "--skip-preview")
     assert re.search(r"\+ +\d+ created", res.stdout), res.stdout[-2000:]
     report = service.verify(TWIN)
-    assert report["ok"], report
+    assert report.ok, report
     assert twin_drift(run.build, TWIN, SECRETS)["drifted"] == []
     assert "timers bgp 1 3" in run.running(CANARY)
 
@@ -164,7 +164,7 @@ def test_a_bad_config_on_the_canary_stops_the_rollout_and_is_rolled_back(run):
     assert run.running(CANARY) == canary_before            # restored
     assert run.running(LATER) == later_before              # never touched: its wave comes after the failed gate
     assert "as-path prepend" not in run.running(LATER)
-    assert service.verify(TWIN)["ok"]
+    assert service.verify(TWIN).ok
     pending = _changed_devices(run.pulumi("preview", "--json").stdout)
     assert pending == {CANARY, LATER}                      # the state still says neither was deployed
 

@@ -49,7 +49,7 @@ def test_playbooks_configure_the_twins_hosts_and_the_fabric_verifies(twin, tmp_p
     spec, report = twin
     build = service.state_dir("lab") / "build"
     hosts = sorted(yaml.safe_load((build / "ansible/inventory.yml").read_text())["all"]["children"]["gpu"]["hosts"])
-    assert len(hosts) == report["hosts"] == 8
+    assert len(hosts) == report.hosts == 8
     # hand the hosts' rails to the playbooks: the twin's own addresses, rules and routes are removed first
     for host in hosts:
         ns = _ns(host)
@@ -63,7 +63,7 @@ def test_playbooks_configure_the_twins_hosts_and_the_fabric_verifies(twin, tmp_p
         for fam in ("-4", "-6"):
             for table in ["main", *map(str, range(100, 132))]:
                 h.run("ip", "-n", ns, fam, "route", "flush", "table", table, check=False)
-    assert not service.verify(str(spec))["ok"]                      # the hosts are unconfigured now
+    assert not service.verify(str(spec)).ok                      # the hosts are unconfigured now
     roots = tmp_path / "roots"
     for host in hosts:
         h.make_root(roots / host)
@@ -93,6 +93,6 @@ def test_playbooks_configure_the_twins_hosts_and_the_fabric_verifies(twin, tmp_p
             assert ping.returncode == 0, (a["name"], dst, ping.stdout)
     t2 = time.monotonic()
     verify = service.verify(str(spec))
-    assert verify["ok"], verify
+    assert verify.ok, verify
     print(f"\nhosts on the twin: first run {t_first:.1f} s, second run (changed=0) {t_second:.1f} s, "
           f"verify {time.monotonic() - t2:.1f} s")

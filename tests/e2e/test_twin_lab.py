@@ -47,10 +47,11 @@ def twin(spec):
 
 
 def test_lab_twin_comes_up_with_every_session_and_full_ecmp(twin, spec):
-    assert (twin["switches"], twin["hosts"], twin["links"]) == (14, 8, 96)
-    assert twin["sessions"] == 128 and twin["ecmp_mismatches"] == []
-    assert twin["converged_s"] < 30
-    assert "z01-ctsw01" in twin["eos_as_frr"] and "z01-r001-rtsw" not in twin["eos_as_frr"]
+    assert (twin.switches, twin.hosts, twin.links) == (14, 8, 96)
+    assert twin.sessions == 128 and twin.ecmp_mismatches == ()
+    assert twin.converged_s < 30
+    assert "z01-ctsw01" in twin.eos_as_frr and "z01-r001-rtsw" not in twin.eos_as_frr
+    assert twin.to_json()["ecmp_mismatches"] == [] and twin.to_json()["eos_as_frr"] == list(twin.eos_as_frr)
     assert len(_namespaces()) == 22
 
 
@@ -58,10 +59,14 @@ def test_verify_checks_sessions_every_same_rail_pair_and_ecmp(twin, spec):
     from teton.twin import service
 
     r = service.verify(str(spec))
-    assert r["ok"], r
-    assert r["bgp"]["established"] == r["bgp"]["expected_sessions"] == 128
-    assert r["same_rail_ping"]["pinged"] == r["same_rail_ping"]["of"] == 28 * 8 * 2   # all pairs, 8 rails, v4+v6
-    assert r["ecmp"]["checked"] > 0 and r["ecmp"]["mismatched"] == []
+    assert r.ok, r
+    assert r.bgp.established == r.bgp.expected_sessions == 128
+    assert r.same_rail_ping.pinged == r.same_rail_ping.of == 28 * 8 * 2   # all pairs, 8 rails, v4+v6
+    assert r.ecmp.checked > 0 and r.ecmp.mismatched == ()
+    j = r.to_json()      # what `teton twin verify --json` prints
+    assert set(j) == {"twin", "ok", "failures", "unchecked", "bgp", "same_rail_ping", "ecmp", "eos_as_frr"}
+    assert j["bgp"]["mismatched"] == {} and j["same_rail_ping"]["failed"] == [] and j["ecmp"]["mismatched"] == []
+    assert j["failures"] == {"devices": [], "links": []}
 
 
 def test_kernel_has_the_designed_ecmp_width(twin, spec):
@@ -78,16 +83,17 @@ def test_ctsw_failure_keeps_every_same_rail_pair_reachable(twin, spec):
 
     r = service.fail(str(spec), "z01-ctsw01")
     try:
-        rc = r["reconvergence"]
-        assert rc["ecmp_mismatched"] == [] and rc["ecmp_settled_s"] < 10
+        rc = r.reconvergence
+        assert rc.ecmp_mismatched == () and rc.ecmp_settled_s < 10
         assert load_twin("lab").kernel_nexthops("z01-r001-rtsw", "10.64.0.96/27") == 3   # narrower by one CTSW
         v = service.verify(str(spec))
-        assert v["ok"], v
-        assert v["bgp"]["expected_sessions"] == 128 - 16                              # its 8 peers x 2 families
-        assert v["same_rail_ping"]["failed"] == []
+        assert v.ok, v
+        assert v.bgp.expected_sessions == 128 - 16                              # its 8 peers x 2 families
+        assert v.same_rail_ping.failed == ()
+        assert v.to_json()["failures"] == {"devices": ["z01-ctsw01"], "links": []}
     finally:
         service.restore(str(spec))
-    assert service.verify(str(spec))["ok"]
+    assert service.verify(str(spec)).ok
 
 
 def test_link_failure_narrows_ecmp_towards_that_rack_only(twin, spec):
@@ -96,11 +102,11 @@ def test_link_failure_narrows_ecmp_towards_that_rack_only(twin, spec):
 
     r = service.fail(str(spec), "z02-r001-rtsw:Ethernet128")
     try:
-        assert r["reconvergence"]["ecmp_mismatched"] == []
+        assert r.reconvergence.ecmp_mismatched == () and r.how == "link down"
         t = load_twin("lab")
         assert t.kernel_nexthops("z02-r002-rtsw", "10.64.0.64/27") == 3   # same zone: one CTSW lost its path
         assert t.kernel_nexthops("z02-r002-rtsw", "10.64.0.0/27") == 4    # other racks: unchanged
-        assert service.verify(str(spec))["ok"]
+        assert service.verify(str(spec)).ok
     finally:
         service.restore(str(spec))
 
@@ -113,11 +119,11 @@ def test_editing_the_spec_after_up_changes_nothing_until_the_next_up(twin, spec)
     try:
         spec.write_text(original.replace("per_zone: 4", "per_zone: 2").replace("count: 2}", "count: 1}"))
         r = service.verify(str(spec))
-        assert r["ok"], r
-        assert r["bgp"]["expected_sessions"] == r["bgp"]["established"] == 128
-        assert service.verify("lab")["ok"]                # by the twin's name, too
-        spec.write_text("this is not a spec: [")          # even a broken spec cannot change what is checked
-        assert service.verify("lab")["ok"]
+        assert r.ok, r
+        assert r.bgp.expected_sessions == r.bgp.established == 128
+        assert service.verify("lab").ok                # by the twin's name, too
+        spec.write_text("this is not a spec: [")       # even a broken spec cannot change what is checked
+        assert service.verify("lab").ok
     finally:
         spec.write_text(original)
 
@@ -126,7 +132,8 @@ def test_verify_with_nothing_probed_is_not_ok(twin, spec):
     from teton.twin import service
 
     r = service.verify(str(spec), ping_sample=0)
-    assert not r["ok"] and r["unchecked"] == ["same-rail pings"]
+    assert not r.ok and r.unchecked == ("same-rail pings",)
+    assert r.to_json()["unchecked"] == ["same-rail pings"]
 
 
 def test_restore_restarts_a_daemon_that_died_outside_teton(twin, spec):
@@ -137,8 +144,9 @@ def test_restore_restarts_a_daemon_that_died_outside_teton(twin, spec):
     state = json.loads((service.state_dir("lab") / "rt" / "state.json").read_text())
     os.kill(state["pids"]["z02-ctsw03"]["bgpd"], signal.SIGKILL)      # dies outside teton
     r = service.restore(str(spec))
-    assert r["restarted"] == ["z02-ctsw03"] and r["reconvergence"]["ecmp_mismatched"] == []
-    assert service.verify(str(spec))["ok"]
+    assert r.restarted == ("z02-ctsw03",) and r.reconvergence.ecmp_mismatched == ()
+    assert r.to_json()["restored"] == {"devices": [], "links": []}
+    assert service.verify(str(spec)).ok
 
 
 def test_down_finds_leftovers_of_a_crashed_run_by_name(twin, spec):
@@ -148,7 +156,7 @@ def test_down_finds_leftovers_of_a_crashed_run_by_name(twin, spec):
     shutil.rmtree(service.state_dir("lab"))
     assert _namespaces()
     r = service.down(str(spec))
-    assert any(x.startswith("netns tt-lab-") for x in r["leftovers_removed"])
+    assert any(x.startswith("netns tt-lab-") for x in r.leftovers_removed) and not r.stopped
     assert _namespaces() == []
     left = subprocess.run(["pgrep", "-f", "/run/teton/twin/lab"], capture_output=True, text=True).stdout
     assert left.strip() == ""

@@ -148,12 +148,12 @@ def test_the_provider_finds_a_nos_transport_in_the_registry():
     from teton.findings import TetonError
 
     with pytest.raises(TetonError, match="no live transport for NOS 'cumulus'"):
-        Provider().transport({"transport": "live"}, "cumulus")
+        Provider().orchestrator.transport("live", "cumulus")
     register_transport("live", "cumulus", lambda s: ("cumulus-ssh", dict(s.config)))
     try:
         provider = Provider()
         provider.config = {"sshPort": 22}
-        assert provider.transport({"transport": "live"}, "cumulus") == ("cumulus-ssh", {"sshPort": 22})
+        assert provider.orchestrator.transport("live", "cumulus") == ("cumulus-ssh", {"sshPort": 22})
         assert transport_factory("twin", "cumulus") is transport_factory("twin", "sonic")   # the twin runs any NOS
     finally:
         unregister_transport("live", "cumulus")
@@ -191,18 +191,18 @@ def test_the_outside_nos_runs_in_the_twin_and_the_deploy_layer_pushes_its_switch
     service.down(twin)
     report = service.up(str(out), secrets=secrets)   # the switches run the site's secrets, as deployed ones do
     try:
-        assert report["sessions"] == 128 and report["ecmp_mismatches"] == []
-        assert not set(ctsws) & set(report["eos_as_frr"])   # they run their own rendered frr.conf
+        assert report.sessions == 128 and report.ecmp_mismatches == ()
+        assert not set(ctsws) & set(report.eos_as_frr)   # they run their own rendered frr.conf
         provider = Provider()
         provider.config = {"secrets": secrets}
         for name in ctsws:
             files = {f: (out / "devices" / name / f).read_text() for f in CumulusTarget.files}
             device = Device(name, "cumulus", files, fabric=fabric)
-            transport = provider.transport({"transport": "twin", "twin": twin}, "cumulus")
+            transport = provider.orchestrator.transport("twin", "cumulus", twin)
             transport.snapshot(device)
             transport.push(device)
             assert transport.check(device, 30) == [], name
             assert transport.drift(device) == [], name
-        assert service.verify(str(out))["ok"]
+        assert service.verify(str(out)).ok
     finally:
         service.down(twin)

@@ -34,7 +34,8 @@ def test_eos_switches_run_the_frr_spelling_of_exactly_the_designed_routing(lab_b
     node = next(n for n in source.plan.nodes if n.name == "z01-ctsw01")
     assert node.frr_conf == render_frr("z01-ctsw01", lab_fabric.devices["z01-ctsw01"].routing)
     assert "neighbor RTSW_V4 passive" in node.frr_conf and "timers connect 1" in node.frr_conf
-    assert "unchanged" not in source.origin["z01-ctsw01"] and "unchanged" in source.origin["z01-r001-rtsw"]
+    assert source.origin["z01-ctsw01"].as_frr and not source.origin["z01-r001-rtsw"].as_frr
+    assert "z01-ctsw01" in source.as_frr() and "z01-r001-rtsw" not in source.as_frr()
 
 
 def test_hosts_route_each_nic_to_its_own_rack_switch_port(lab_build):

@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 import runpy
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,8 @@ from teton.deploy.plugin import serve_plugin
 from teton.deploy.settings import PROJECT_DIR_ENV
 
 SDK_VERSION = "3.272.0"    # the pinned SDK whose servicer this host serves (pyproject.toml)
+_SDK_RUN: Callable[[LanguageServer, Any, Any], Any] = LanguageServer.Run
+"""The SDK server's own Run (the SDK does not annotate it; this is its signature: request, context -> response)."""
 
 
 def program_path(info_dir: str, entry_point: str, fallback: str) -> Path:
@@ -67,10 +70,10 @@ class ProgramHost(LanguageServer):
             import cProfile
 
             with cProfile.Profile() as prof:
-                result = super().Run(run, context)
+                result = _SDK_RUN(self, run, context)
             prof.dump_stats(profile)
             return result
-        return super().Run(run, context)
+        return _SDK_RUN(self, run, context)
 
     def GetPluginInfo(self, request: Any, context: Any) -> Any:  # noqa: N802
         return plugin_pb2.PluginInfo(version=SDK_VERSION)

@@ -23,6 +23,20 @@ from pathlib import Path
 from typing import Any
 
 from teton.buildfolder import SUBNET_MANAGER_DIR, BuildFolder, Placement
+from teton.deploy.inputs import (
+    CLUSTER,
+    GATE,
+    HOST_RACK,
+    RACK,
+    SUBNET_MANAGER,
+    SWITCH,
+    ZONE,
+    Deployment,
+    GateInputs,
+    HostRackInputs,
+    SubnetManagerInputs,
+    SwitchInputs,
+)
 from teton.deploy.registrar import Registrar, StepFailed
 from teton.deploy.rollout import RolloutPolicy, Wave, plan_waves
 from teton.fabric.roles import tier_roles
@@ -30,12 +44,7 @@ from teton.findings import TetonError
 from teton.secrets import SecretError, SecretKind, references, secret_value
 from teton.twin.artifacts import plan_name
 
-CLUSTER, ZONE, RACK = "teton:index:Cluster", "teton:index:Zone", "teton:index:Rack"
-SWITCH = "teton:index:Switch"
-SUBNET_MANAGER = "teton:index:SubnetManager"
 SUBNET_MANAGED = "opensm"      # the NOS of an InfiniBand switch: its subnet manager configures it
-HOST_RACK = "teton:index:HostRack"
-GATE = "teton:index:Gate"
 PLAYBOOKS = Path(__file__).resolve().parents[3] / "playbooks"
 
 
@@ -73,10 +82,10 @@ class StackPlan:
     cluster: str
     zones: list[str]                                     # "z01" ..., "core"
     racks: dict[str, str]                                # rack -> zone
-    waves: list[tuple[Wave, list[dict[str, Any]], dict[str, Any]]]   # (wave, its switches' inputs, its gate's)
-    host_racks: list[dict[str, Any]]
+    waves: list[tuple[Wave, list[SwitchInputs], GateInputs]]   # (wave, its switches' inputs, its gate's)
+    host_racks: list[HostRackInputs]
     summary: dict[str, Any]
-    subnet_manager: dict[str, Any] | None = None         # InfiniBand: the OpenSM files, one resource
+    subnet_manager: SubnetManagerInputs | None = None    # InfiniBand: the OpenSM files, one resource
 
 
 def plan_stack(settings: Settings) -> StackPlan:
@@ -91,7 +100,7 @@ def plan_stack(settings: Settings) -> StackPlan:
     managed = [d for d in placed if live or on_twin(d)]
     switches = [d for d in managed if d.nos is not None and d.nos != SUBNET_MANAGED]
     # no path in the inputs: moving the build folder or the checkout must not look like a change of every device
-    common = {"transport": settings.mode, "twin": twin, "cluster": cluster_name}
+    common = Deployment(transport=settings.mode, twin=twin, cluster=cluster_name)
     ib = [d.name for d in placed if d.nos == SUBNET_MANAGED]
     subnet = subnet_manager_inputs(build, common) if ib and live else None
     racks: dict[str, str] = {}
@@ -102,8 +111,9 @@ def plan_stack(settings: Settings) -> StackPlan:
         for name in w.devices:
             d = devices[name]
             racks.setdefault(d.rack, zone_name(d))
-            members.append({"device": d.name, "nos": d.nos, "role": d.role, "wave": w.index, "mgmt": d.mgmt,
-                            "rack": d.rack, "files": files[name], **common})
+            assert d.nos is not None
+            members.append(SwitchInputs(device=d.name, nos=d.nos, files=files[name], deployment=common, role=d.role,
+                                        wave=w.index, mgmt=d.mgmt, rack=d.rack))
         waves.append((w, members, _gate(w, devices, files, common)))
     hosts_by_rack: dict[str, list[str]] = defaultdict(list)
     for d in managed:
@@ -113,15 +123,15 @@ def plan_stack(settings: Settings) -> StackPlan:
     playbooks = playbooks_digest(settings.playbooks) if live and settings.playbooks.is_dir() else ""
     host_racks = []
     for rack, hosts in sorted(hosts_by_rack.items()):
-        host_racks.append({"rack": rack, "hosts": sorted(hosts), "files": build.host_vars(hosts),
-                           "playbooks": playbooks, **common})
+        host_racks.append(HostRackInputs(rack=rack, hosts=tuple(sorted(hosts)), files=build.host_vars(hosts),
+                                         deployment=common, playbooks=playbooks))
     deployed = {d.name for d in switches} | (set(ib) if subnet is not None else set())
     summary = {"cluster": cluster_name, "target": settings.mode, "switches": len(switches),
                "host_racks": len(host_racks),
                "waves": [{"name": w.name, "devices": len(w.devices)} for w, _, _ in waves],
                "not_on_twin": sorted(d.name for d in placed if d.nos is not None and d.name not in deployed)}
-    return StackPlan(cluster_name, sorted(set(racks.values())), dict(sorted(racks.items())), waves, host_racks,
-                     summary, subnet)
+    return StackPlan(cluster=cluster_name, zones=sorted(set(racks.values())), racks=dict(sorted(racks.items())),
+                     waves=waves, host_racks=host_racks, summary=summary, subnet_manager=subnet)
 
 
 def check_secrets(plan: StackPlan, secrets: Mapping[str, str]) -> None:
@@ -130,9 +140,9 @@ def check_secrets(plan: StackPlan, secrets: Mapping[str, str]) -> None:
     never the value.  (Resolution at push time checks the same again; this makes a bad secret stop the program
     before the first canary instead of after it.)"""
     where: dict[tuple[str, SecretKind], str] = {}
-    resources = [(m["device"], m["files"]) for _, members, _ in plan.waves for m in members]
+    resources = [(m.device, m.files) for _, members, _ in plan.waves for m in members]
     if plan.subnet_manager is not None:
-        resources.append(("the subnet manager", plan.subnet_manager.get("files", {})))
+        resources.append(("the subnet manager", plan.subnet_manager.files))
     for name, files in resources:
         for text in files.values():
             for ref in references(text):
@@ -144,14 +154,14 @@ def check_secrets(plan: StackPlan, secrets: Mapping[str, str]) -> None:
             raise TetonError(f"config teton:secrets: {exc.args[0]} (used by {device})") from None
 
 
-def subnet_manager_inputs(build: BuildFolder, common: dict[str, Any]) -> dict[str, Any]:
+def subnet_manager_inputs(build: BuildFolder, common: Deployment) -> SubnetManagerInputs:
     """An InfiniBand backend's switches are configured by its subnet manager: one resource holds the OpenSM target's
     files, pushed to the subnet manager hosts the design named (master first)."""
     sm = build.subnet_manager()
     files = build.folder_texts(SUBNET_MANAGER_DIR)
     if not files:
         raise TetonError(f"{build.root}/{SUBNET_MANAGER_DIR} is missing: render the spec with the opensm target")
-    return {"name": "opensm", "files": files, "hosts": list(sm.hosts), "config_dir": sm.config_dir, **common}
+    return SubnetManagerInputs(files=files, hosts=tuple(sm.hosts), deployment=common, config_dir=sm.config_dir)
 
 
 async def deploy(plan: StackPlan, registrar: Registrar, stack_urn: str) -> dict[str, Any]:
@@ -167,27 +177,28 @@ async def deploy(plan: StackPlan, registrar: Registrar, stack_urn: str) -> dict[
     try:
         if plan.subnet_manager is not None:      # the InfiniBand fabric first: its switches are the SM's to set
             gate = [await registrar.register(SUBNET_MANAGER, "opensm", cluster, custom=True,
-                                             props=plan.subnet_manager)]
+                                             props=plan.subnet_manager.to_props())]
         for w, members, gate_props in plan.waves:
             urns = await asyncio.gather(*(
-                registrar.register(SWITCH, m["device"], rack_urns[m["rack"]], custom=True, props=m, depends_on=gate)
+                registrar.register(SWITCH, m.device, rack_urns[m.rack], custom=True, props=m.to_props(),
+                                   depends_on=gate)
                 for m in members))
             gate = [await registrar.register(GATE, f"gate-{w.index:02d}-{w.name}", cluster, custom=True,
-                                             props=gate_props, depends_on=urns)]
-        await asyncio.gather(*(registrar.register(HOST_RACK, f"{h['rack']}-hosts", rack_urns[h["rack"]], custom=True,
-                                                  props=h, depends_on=gate) for h in plan.host_racks))
+                                             props=gate_props.to_props(), depends_on=urns)]
+        await asyncio.gather(*(registrar.register(HOST_RACK, f"{h.rack}-hosts", rack_urns[h.rack], custom=True,
+                                                  props=h.to_props(), depends_on=gate) for h in plan.host_racks))
     except StepFailed as exc:
         raise TetonError(f"the rollout stopped at {exc}: later waves were not deployed") from None
     return plan.summary
 
 
 def _gate(w: Wave, devices: dict[str, Placement], files: dict[str, dict[str, str]],
-          common: dict[str, Any]) -> dict[str, Any]:
+          common: Deployment) -> GateInputs:
     """The gate of wave `w`: its inputs change exactly when a file of one of its switches does."""
     h = hashlib.sha256()
     for name in w.devices:
         for fname, text in sorted(files[name].items()):
             h.update(f"{name}/{fname}\0".encode() + hashlib.sha256(text.encode()).digest())
-    return {"wave": w.index, "name": w.name, "devices": list(w.devices), "digest": h.hexdigest(),
-            "nos_of": {n: devices[n].nos for n in w.devices},
-            "mgmt_of": {n: devices[n].mgmt for n in w.devices}, **common}
+    return GateInputs(wave=w.index, name=w.name, devices=tuple(w.devices), digest=h.hexdigest(), deployment=common,
+                      nos_of={n: str(devices[n].nos) for n in w.devices},
+                      mgmt_of={n: devices[n].mgmt for n in w.devices})

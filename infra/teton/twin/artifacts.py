@@ -23,24 +23,41 @@ from teton.twin.plan import TwinInterface, TwinLink, TwinNode, TwinPlan
 from teton.validate.rendered import read_views
 
 
+@dataclass(frozen=True)
+class SwitchOrigin:
+    """How a switch got the routing config the twin runs."""
+
+    as_frr: bool      # the FRR spelling of the routing read back from its config (its NOS cannot run here)
+
+    @property
+    def how(self) -> str:
+        return ("the FRR spelling of the routing read back from its config" if self.as_frr
+                else "its rendered frr.conf, unchanged")
+
+
 @dataclass
 class TwinSource:
     """The plan, and how each switch got its routing config."""
 
     plan: TwinPlan
     fabric: Fabric
-    origin: dict[str, str] = field(default_factory=dict)
+    origin: dict[str, SwitchOrigin] = field(default_factory=dict)
+
+    def as_frr(self) -> list[str]:
+        """The switches that run the FRR spelling of their read-back routing, sorted."""
+        return sorted(d for d, o in self.origin.items() if o.as_frr)
 
 
 def plan_name(cluster: str) -> str:
     return re.sub(r"[^A-Za-z0-9_]", "_", cluster)[:16]
 
 
-def _switch(view: DeviceView, fabric: Fabric) -> tuple[TwinNode, str]:
+def _switch(view: DeviceView, fabric: Fabric) -> tuple[TwinNode, SwitchOrigin]:
     interfaces = [TwinInterface("lo", view.loopbacks, 65536)] + [
         TwinInterface(name, port.addresses, port.mtu or 1500) for name, port in sorted(view.interfaces.items())]
     if view.frr_conf is not None:
-        return TwinNode(view.name, "switch", tuple(interfaces), view.frr_conf), "its rendered frr.conf, unchanged"
+        return (TwinNode(name=view.name, kind="switch", interfaces=tuple(interfaces), frr_conf=view.frr_conf),
+                SwitchOrigin(as_frr=False))
     if view.routing is None:
         raise SpecError([Finding(view.file, "", "no routing could be read back, so the twin cannot run it",
                                  rule="twin")])
@@ -49,8 +66,9 @@ def _switch(view: DeviceView, fabric: Fabric) -> tuple[TwinNode, str]:
     if routing.timers.connect_retry is None and designed is not None:
         # the NOS keeps its own connect-retry timer; FRR gets the design's, so that sessions come back as fast
         routing = replace(routing, timers=replace(routing.timers, connect_retry=designed.timers.connect_retry))
-    return (TwinNode(view.name, "switch", tuple(interfaces), render_frr(view.name, routing)),
-            "the FRR spelling of the routing read back from its config")
+    return (TwinNode(name=view.name, kind="switch", interfaces=tuple(interfaces),
+                     frr_conf=render_frr(view.name, routing)),
+            SwitchOrigin(as_frr=True))
 
 
 def switch_frr_conf(view: DeviceView, fabric: Fabric) -> str:
@@ -73,7 +91,8 @@ def _host(view: DeviceView) -> TwinNode:
             if not any((":" in r[1]) == (":" in gw) for r in routes):
                 routes.append(("default", gw, name))
             source.append((addr.split("/")[0], gw, name))
-    return TwinNode(view.name, "host", interfaces, None, tuple(routes), tuple(source))
+    return TwinNode(name=view.name, kind="host", interfaces=interfaces, frr_conf=None, routes=tuple(routes),
+                    source_routes=tuple(source))
 
 
 def twin_plan(build: BuildFolder | Path, name: str | None = None) -> TwinSource:
@@ -99,8 +118,8 @@ def twin_plan(build: BuildFolder | Path, name: str | None = None) -> TwinSource:
     for d in wanted:
         view = by_name[d]
         if fabric.devices[d].role in tier_roles("roce"):
-            node, how = _switch(view, fabric)
-            out.origin[d] = how
+            node, origin = _switch(view, fabric)
+            out.origin[d] = origin
         else:
             node = _host(view)
         nodes.append(node)

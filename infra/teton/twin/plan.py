@@ -155,11 +155,11 @@ def validate_plan(plan: TwinPlan) -> None:
         if not 68 <= link.mtu <= 65536:
             problems.append(f"link {i}: mtu {link.mtu} out of range")
         for node_name, if_name in ((link.a_node, link.a_if), (link.b_node, link.b_if)):
-            node = nodes.get(node_name)
-            if node is None:
+            end = nodes.get(node_name)
+            if end is None:
                 problems.append(f"link {i}: unknown node {node_name!r}")
                 continue
-            if if_name == "lo" or if_name not in {itf.name for itf in node.interfaces}:
+            if if_name == "lo" or if_name not in {itf.name for itf in end.interfaces}:
                 problems.append(f"link {i}: node {node_name!r} has no interface {if_name!r} (declare it)")
             if (node_name, if_name) in used:
                 problems.append(f"link {i}: {node_name}:{if_name} is already used by link {used[(node_name, if_name)]}")
@@ -183,8 +183,8 @@ def plan_from_dict(data: dict[str, Any]) -> TwinPlan:
                 for i in n["interfaces"]
             ),
             frr_conf=n.get("frr_conf"),
-            routes=tuple(tuple(r) for r in n.get("routes", ())),  # type: ignore[misc]
-            source_routes=tuple(tuple(r) for r in n.get("source_routes", ())),  # type: ignore[misc]
+            routes=tuple(tuple(r) for r in n.get("routes", ())),
+            source_routes=tuple(tuple(r) for r in n.get("source_routes", ())),
         )
         for n in data["nodes"]
     )

@@ -150,9 +150,12 @@ class Twin:
 
     def _read_state(self) -> dict[str, Any] | None:
         try:
-            return json.loads(self.state_file.read_text())
+            state = json.loads(self.state_file.read_text())
         except FileNotFoundError:
             return None
+        if not isinstance(state, dict):
+            raise TwinError(f"{self.state_file} is not a twin state (a JSON object)")
+        return state
 
     def _save_state(self, status: str) -> None:
         self.state_dir.mkdir(parents=True, exist_ok=True)

@@ -14,7 +14,7 @@ import json
 import shutil
 import time
 from collections.abc import Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -24,9 +24,9 @@ from teton.expect import (
     NO_FAILURES,
     PING_SAMPLE,
     TIER,
+    EcmpMismatch,
     Failures,
     PingProbe,
-    Report,
     Sampling,
     expected_sessions,
     promise,
@@ -39,6 +39,17 @@ from teton.secrets import resolve
 from teton.spec.load import load_spec
 from teton.twin.artifacts import plan_name, twin_plan
 from teton.twin.plan import TwinPlan
+from teton.twin.reports import (
+    BgpCheck,
+    DownResult,
+    EcmpCheck,
+    FailResult,
+    PingCheck,
+    Reconvergence,
+    RestoreResult,
+    TwinUp,
+    VerifyReport,
+)
 from teton.twin.runtime import Twin, TwinError, cleanup_leftovers
 
 STATE_ROOT = Path("/run/teton/twin")
@@ -56,17 +67,46 @@ def _meta_path(name: str) -> Path:
     return state_dir(name) / "twin.json"
 
 
-def _load_meta(name: str) -> dict[str, Any]:
+@dataclass(frozen=True)
+class TwinMeta:
+    """The twin's record in its state folder (twin.json): where it came from, how each switch got its routing (prose,
+    for a reader of the file), which run the FRR spelling of their read-back routing, and what has failed."""
+
+    source: str
+    name: str
+    origin: dict[str, str]                 # switch -> how it got its routing config
+    as_frr: tuple[str, ...]
+    failures: Failures
+
+    @property
+    def switches(self) -> list[str]:
+        return sorted(self.origin)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"source": self.source, "name": self.name, "origin": self.origin, "as_frr": list(self.as_frr),
+                "failures": self.failures.to_json()}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> TwinMeta:
+        return cls(source=str(data["source"]), name=str(data["name"]),
+                   origin={str(k): str(v) for k, v in data["origin"].items()},
+                   as_frr=tuple(str(d) for d in data["as_frr"]), failures=Failures.from_json(data["failures"]))
+
+
+def _load_meta(name: str) -> TwinMeta:
     p = _meta_path(name)
     if not p.is_file():
         raise TwinNotRunning(f"no twin {name!r} is up (no {p}); run `teton twin up` first")
-    return json.loads(p.read_text())
+    try:
+        return TwinMeta.from_json(json.loads(p.read_text()))
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise TetonError(f"twin {name!r}: its record {p} cannot be read ({exc}); `teton twin down {name}`") from None
 
 
-def _save_meta(name: str, meta: dict[str, Any]) -> None:
+def _save_meta(name: str, meta: TwinMeta) -> None:
     p = _meta_path(name)
     tmp = p.with_suffix(".tmp")
-    tmp.write_text(json.dumps(meta, indent=1, sort_keys=True))
+    tmp.write_text(json.dumps(meta.to_json(), indent=1, sort_keys=True))
     tmp.rename(p)
 
 
@@ -134,7 +174,7 @@ def _prepare_state(root: Path) -> None:
         parent.chmod(parent.stat().st_mode | 0o055)     # FRR runs as user frr: it must reach its folders
 
 
-def up(which: str, secrets: Mapping[str, str] | None = None) -> dict[str, Any]:
+def up(which: str, secrets: Mapping[str, str] | None = None) -> TwinUp:
     """Start the twin of a spec (rendered first) or of a build folder.  With `secrets`, the switches run their BGP
     passwords resolved (as a deploy pushes them: `teton.deploy`), like switches provisioned with the site's secrets;
     without, the reference tokens stand for them on both ends of every session."""
@@ -163,11 +203,11 @@ def up(which: str, secrets: Mapping[str, str] | None = None) -> dict[str, Any]:
         plan.plan = _with_secrets(plan.plan, secrets)
     t_render = time.monotonic() - t0
     twin = Twin(plan.plan, root / "rt")
-    meta = {"source": str(source.resolve()), "name": name, "origin": plan.origin,
-            "failures": {"devices": [], "links": []}}
+    meta = TwinMeta(source=str(source.resolve()), name=name, origin={d: o.how for d, o in plan.origin.items()},
+                    as_frr=tuple(plan.as_frr()), failures=NO_FAILURES)
     _save_meta(name, meta)
     fabric = plan.fabric
-    sessions = expected_sessions(fabric, sorted(plan.origin), NO_FAILURES)
+    sessions = expected_sessions(fabric, meta.switches, NO_FAILURES)
     try:
         report = twin.up()
         converged = twin.wait_converged(sessions, timeout=120)
@@ -177,13 +217,13 @@ def up(which: str, secrets: Mapping[str, str] | None = None) -> dict[str, Any]:
         _meta_path(name).unlink(missing_ok=True)
         raise
     rss = twin.daemon_rss()
-    return {"twin": name, "switches": len(plan.origin),
-            "hosts": sum(1 for n in plan.plan.nodes if n.kind == "host"), "links": len(plan.plan.links),
-            "render_s": round(t_render, 2), "up_s": round(report.seconds, 2),
-            "converged_s": round(converged, 2), "ecmp_installed_s": round(ecmp_at, 2),
-            "sessions": sum(sessions.values()),
-            "daemon_rss_mib": round(sum(rss.values()) / 2**20, 1),
-            "eos_as_frr": _eos_as_frr(meta), "ecmp_mismatches": ecmp}
+    return TwinUp(twin=name, switches=len(plan.origin),
+                  hosts=sum(1 for n in plan.plan.nodes if n.kind == "host"), links=len(plan.plan.links),
+                  render_s=round(t_render, 2), up_s=round(report.seconds, 2),
+                  converged_s=round(converged, 2), ecmp_installed_s=round(ecmp_at, 2),
+                  sessions=sum(sessions.values()),
+                  daemon_rss_mib=round(sum(rss.values()) / 2**20, 1),
+                  eos_as_frr=meta.as_frr, ecmp_mismatches=ecmp)
 
 
 def _with_secrets(plan: TwinPlan, secrets: Mapping[str, str]) -> TwinPlan:
@@ -195,47 +235,34 @@ def _with_secrets(plan: TwinPlan, secrets: Mapping[str, str]) -> TwinPlan:
     return replace(plan, nodes=nodes)
 
 
-def _eos_as_frr(meta: dict[str, Any]) -> list[str]:
-    """Switches run as the FRR spelling of their read-back routing (their NOS cannot run here)."""
-    return sorted(d for d, how in meta["origin"].items() if "unchanged" not in how)
-
-
-def _ecmp_json(report: Report) -> list[dict[str, Any]]:
-    return [{"switch": m.probe.switch, "prefix": m.probe.prefix, "towards": m.probe.towards,
-             "expected": m.probe.width, "got": m.got} for m in report.ecmp]
-
-
-def _wait_ecmp(twin: Twin, fabric: Fabric, failures: Failures, timeout: float) -> tuple[float, list[dict[str, Any]]]:
+def _wait_ecmp(twin: Twin, fabric: Fabric, failures: Failures,
+               timeout: float) -> tuple[float, tuple[EcmpMismatch, ...]]:
     t0 = time.monotonic()
     report = wait_until_kept(promise(fabric, [], failures, Sampling(pings=0)), TwinObserver(twin), timeout,
                              interval=0.05)
-    return time.monotonic() - t0, _ecmp_json(report)
+    return time.monotonic() - t0, report.ecmp
 
 
-def verify(which: str, *, ping_sample: int = PING_SAMPLE) -> dict[str, Any]:
+def verify(which: str, *, ping_sample: int = PING_SAMPLE) -> VerifyReport:
     """Sessions as designed, same-rail NIC pairs reachable, ECMP as wide as the design (`teton.expect`); ok only if
     all three were checked (something was probed) and all held."""
     name = twin_name(which)
     meta = _load_meta(name)
     fabric = _fabric(name)
     twin = load_twin(name)
-    failures = Failures.from_json(meta["failures"])
-    expected = promise(fabric, sorted(meta["origin"]), failures, Sampling(pings=ping_sample))
+    expected = promise(fabric, meta.switches, meta.failures, Sampling(pings=ping_sample))
     report = check_promise(expected, TwinObserver(twin))
     seconds = {k: round(v, 3) for k, v in report.seconds.items()}
-    return {
-        "twin": name, "ok": report.ok and not report.unchecked, "failures": meta["failures"],
-        "unchecked": list(report.unchecked),
-        "bgp": {"expected_sessions": sum(expected.sessions.values()), "established": report.established,
-                "mismatched": {m.switch: {"established": m.established, "expected": m.expected}
-                               for m in report.sessions},
-                "seconds": seconds["sessions"]},
-        "same_rail_ping": {"pinged": len(expected.pings), "of": expected.pings_total,
-                           "failed": [{"from": p.host, "src": p.src, "to": p.peer, "dst": p.dst} for p in report.pings],
-                           "hosts": len(fabric.by_role("host")), "seconds": seconds["pings"]},
-        "ecmp": {"checked": len(expected.ecmp), "mismatched": _ecmp_json(report), "seconds": seconds["ecmp"]},
-        "eos_as_frr": _eos_as_frr(meta),
-    }
+    return VerifyReport(
+        twin=name, ok=report.ok and not report.unchecked, failures=meta.failures,
+        unchecked=tuple(report.unchecked),
+        bgp=BgpCheck(expected_sessions=sum(expected.sessions.values()), established=report.established,
+                     mismatched=report.sessions, seconds=seconds["sessions"]),
+        same_rail_ping=PingCheck(pinged=len(expected.pings), of=expected.pings_total, failed=report.pings,
+                                 hosts=len(fabric.by_role("host")), seconds=seconds["pings"]),
+        ecmp=EcmpCheck(checked=len(expected.ecmp), mismatched=report.ecmp, seconds=seconds["ecmp"]),
+        eos_as_frr=meta.as_frr,
+    )
 
 
 def _parse_failure(fabric: Fabric, what: str) -> tuple[str, tuple[str, str] | None]:
@@ -254,23 +281,23 @@ def _parse_failure(fabric: Fabric, what: str) -> tuple[str, tuple[str, str] | No
     raise TetonError(f"{what!r} is neither a switch nor a link 'device:port' of this fabric")
 
 
-def _reconverge(twin: Twin, fabric: Fabric, meta: dict[str, Any], failures: Failures, t0: float) -> dict[str, Any]:
+def _reconverge(twin: Twin, fabric: Fabric, meta: TwinMeta, failures: Failures, t0: float) -> Reconvergence:
     """Seconds from the change (t0) until the BGP sessions and then every checked ECMP width match the design."""
-    twin.wait_converged(expected_sessions(fabric, sorted(meta["origin"]), failures), timeout=60)
+    twin.wait_converged(expected_sessions(fabric, meta.switches, failures), timeout=60)
     sessions_at = time.monotonic() - t0
     _, bad = _wait_ecmp(twin, fabric, failures, timeout=60)
-    return {"sessions_settled_s": round(sessions_at, 3), "ecmp_settled_s": round(time.monotonic() - t0, 3),
-            "ecmp_mismatched": bad}
+    return Reconvergence(sessions_settled_s=round(sessions_at, 3), ecmp_settled_s=round(time.monotonic() - t0, 3),
+                         ecmp_mismatched=bad)
 
 
-def fail(which: str, what: str, how: str = "kill") -> dict[str, Any]:
+def fail(which: str, what: str, how: str = "kill") -> FailResult:
     """Fail `what` (a switch, or a link 'device:port') in the twin `which`."""
     name = twin_name(which)
     meta = _load_meta(name)
     fabric = _fabric(name)
     twin = load_twin(name)
     device, link = _parse_failure(fabric, what)
-    failures = Failures.from_json(meta["failures"])
+    failures = meta.failures
     t0 = time.monotonic()
     if link is None:
         if device in failures.devices:
@@ -283,19 +310,19 @@ def fail(which: str, what: str, how: str = "kill") -> dict[str, Any]:
         dev, _, port = link[0].partition(":")
         twin.set_link(dev, port, False)
         failures = replace(failures, links=(*failures.links, link))
-    meta["failures"] = failures.to_json()
+    meta = replace(meta, failures=failures)
     _save_meta(name, meta)
-    return {"twin": name, "failed": what, "how": how if link is None else "link down",
-            "reconvergence": _reconverge(twin, fabric, meta, failures, t0)}
+    return FailResult(twin=name, failed=what, how=how if link is None else "link down",
+                      reconvergence=_reconverge(twin, fabric, meta, failures, t0))
 
 
-def restore(which: str) -> dict[str, Any]:
+def restore(which: str) -> RestoreResult:
     """Bring back every failed switch and link, and restart any switch daemon that died outside teton."""
     name = twin_name(which)
     meta = _load_meta(name)
     fabric = _fabric(name)
     twin = load_twin(name)
-    failures = Failures.from_json(meta["failures"])
+    failures = meta.failures
     t0 = time.monotonic()
     for device in failures.devices:
         twin.start_node(device)
@@ -303,14 +330,13 @@ def restore(which: str) -> dict[str, Any]:
         dev, _, port = a.partition(":")
         twin.set_link(dev, port, True)
     restarted = twin.ensure_running()
-    restored = failures.to_json()
-    meta["failures"] = NO_FAILURES.to_json()
+    meta = replace(meta, failures=NO_FAILURES)
     _save_meta(name, meta)
-    return {"twin": name, "restored": restored, "restarted": restarted,
-            "reconvergence": _reconverge(twin, fabric, meta, NO_FAILURES, t0)}
+    return RestoreResult(twin=name, restored=failures, restarted=tuple(restarted),
+                         reconvergence=_reconverge(twin, fabric, meta, NO_FAILURES, t0))
 
 
-def down(which: str | None = None, name: str | None = None) -> dict[str, Any]:
+def down(which: str | None = None, name: str | None = None) -> DownResult:
     """Stop everything of the twin; also what a crashed run left (found by name)."""
     if name is None:
         assert which is not None
@@ -325,4 +351,4 @@ def down(which: str | None = None, name: str | None = None) -> dict[str, Any]:
             pass
     leftovers = cleanup_leftovers(f"tt-{name}-")
     shutil.rmtree(root, ignore_errors=True)
-    return {"twin": name, "stopped": stopped, "leftovers_removed": leftovers}
+    return DownResult(twin=name, stopped=stopped, leftovers_removed=tuple(leftovers))

@@ -1,0 +1,150 @@
+"""What `teton twin up | verify | fail | restore | down` answer: typed records, and their JSON as the CLI prints it.
+
+`teton.twin.service` returns these; the CLI prints `to_json()` (the keys below are its output, and tests read them),
+the deploy gate reads the fields (`teton.deploy.twin_client`).  The mismatches are `teton.expect`'s own records.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from teton.expect import EcmpMismatch, Failures, PingProbe, SessionMismatch
+
+
+def ecmp_json(mismatches: tuple[EcmpMismatch, ...]) -> list[dict[str, Any]]:
+    return [{"switch": m.probe.switch, "prefix": m.probe.prefix, "towards": m.probe.towards,
+             "expected": m.probe.width, "got": m.got} for m in mismatches]
+
+
+@dataclass(frozen=True)
+class TwinUp:
+    """A twin that came up: its size, how long each step took, and the ECMP widths still off the design."""
+
+    twin: str
+    switches: int
+    hosts: int
+    links: int
+    render_s: float
+    up_s: float
+    converged_s: float
+    ecmp_installed_s: float
+    sessions: int
+    daemon_rss_mib: float
+    eos_as_frr: tuple[str, ...]                # switches that run the FRR spelling of their read-back routing
+    ecmp_mismatches: tuple[EcmpMismatch, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"twin": self.twin, "switches": self.switches, "hosts": self.hosts, "links": self.links,
+                "render_s": self.render_s, "up_s": self.up_s, "converged_s": self.converged_s,
+                "ecmp_installed_s": self.ecmp_installed_s, "sessions": self.sessions,
+                "daemon_rss_mib": self.daemon_rss_mib, "eos_as_frr": list(self.eos_as_frr),
+                "ecmp_mismatches": ecmp_json(self.ecmp_mismatches)}
+
+
+@dataclass(frozen=True)
+class BgpCheck:
+    expected_sessions: int
+    established: int
+    mismatched: tuple[SessionMismatch, ...]
+    seconds: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {"expected_sessions": self.expected_sessions, "established": self.established,
+                "mismatched": {m.switch: {"established": m.established, "expected": m.expected}
+                               for m in self.mismatched},
+                "seconds": self.seconds}
+
+
+@dataclass(frozen=True)
+class PingCheck:
+    pinged: int
+    of: int                                    # same-rail pairs in all (pinged: the sample)
+    failed: tuple[PingProbe, ...]
+    hosts: int
+    seconds: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {"pinged": self.pinged, "of": self.of,
+                "failed": [{"from": p.host, "src": p.src, "to": p.peer, "dst": p.dst} for p in self.failed],
+                "hosts": self.hosts, "seconds": self.seconds}
+
+
+@dataclass(frozen=True)
+class EcmpCheck:
+    checked: int
+    mismatched: tuple[EcmpMismatch, ...]
+    seconds: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {"checked": self.checked, "mismatched": ecmp_json(self.mismatched), "seconds": self.seconds}
+
+
+@dataclass(frozen=True)
+class VerifyReport:
+    """`twin verify`: ok only if something was probed (`unchecked` empty) and every check held."""
+
+    twin: str
+    ok: bool
+    failures: Failures
+    unchecked: tuple[str, ...]
+    bgp: BgpCheck
+    same_rail_ping: PingCheck
+    ecmp: EcmpCheck
+    eos_as_frr: tuple[str, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"twin": self.twin, "ok": self.ok, "failures": self.failures.to_json(),
+                "unchecked": list(self.unchecked), "bgp": self.bgp.to_json(),
+                "same_rail_ping": self.same_rail_ping.to_json(), "ecmp": self.ecmp.to_json(),
+                "eos_as_frr": list(self.eos_as_frr)}
+
+
+@dataclass(frozen=True)
+class Reconvergence:
+    """Seconds from a change until the sessions, then every checked ECMP width, matched the design."""
+
+    sessions_settled_s: float
+    ecmp_settled_s: float
+    ecmp_mismatched: tuple[EcmpMismatch, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"sessions_settled_s": self.sessions_settled_s, "ecmp_settled_s": self.ecmp_settled_s,
+                "ecmp_mismatched": ecmp_json(self.ecmp_mismatched)}
+
+
+@dataclass(frozen=True)
+class FailResult:
+    twin: str
+    failed: str                                # the switch or link 'device:port' taken down
+    how: str                                   # kill, freeze, links, or "link down"
+    reconvergence: Reconvergence
+
+    def to_json(self) -> dict[str, Any]:
+        return {"twin": self.twin, "failed": self.failed, "how": self.how,
+                "reconvergence": self.reconvergence.to_json()}
+
+
+@dataclass(frozen=True)
+class RestoreResult:
+    twin: str
+    restored: Failures
+    restarted: tuple[str, ...]                 # switches whose daemons had died outside teton
+    reconvergence: Reconvergence
+
+    def to_json(self) -> dict[str, Any]:
+        return {"twin": self.twin, "restored": self.restored.to_json(), "restarted": list(self.restarted),
+                "reconvergence": self.reconvergence.to_json()}
+
+
+@dataclass(frozen=True)
+class DownResult:
+    twin: str
+    stopped: bool
+    leftovers_removed: tuple[str, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"twin": self.twin, "stopped": self.stopped, "leftovers_removed": list(self.leftovers_removed)}
+
+
+TwinResult = TwinUp | VerifyReport | FailResult | RestoreResult | DownResult

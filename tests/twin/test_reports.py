@@ -1,0 +1,45 @@
+"""The twin's answers are records; their `to_json()` is what `teton twin ... --json` prints, with the keys it
+always had."""
+
+from __future__ import annotations
+
+from teton.expect import EcmpMismatch, EcmpProbe, Failures, PingProbe, SessionMismatch
+from teton.twin.reports import (
+    BgpCheck,
+    DownResult,
+    EcmpCheck,
+    PingCheck,
+    Reconvergence,
+    RestoreResult,
+    VerifyReport,
+)
+
+ECMP = EcmpMismatch(EcmpProbe(switch="s1", towards="r2", prefix="10.0.0.0/27", width=4), got=3)
+
+
+def test_verify_json_keeps_its_keys_and_shapes():
+    r = VerifyReport(
+        twin="lab", ok=False, failures=Failures(devices=("c1",)), unchecked=(),
+        bgp=BgpCheck(expected_sessions=10, established=8, mismatched=(SessionMismatch("s1", 0, 2),), seconds=0.1),
+        same_rail_ping=PingCheck(pinged=4, of=8, failed=(PingProbe("h1", "10.0.0.1", "h2", "10.0.0.2"),), hosts=2,
+                                 seconds=0.2),
+        ecmp=EcmpCheck(checked=5, mismatched=(ECMP,), seconds=0.3), eos_as_frr=("c2",))
+    assert r.to_json() == {
+        "twin": "lab", "ok": False, "failures": {"devices": ["c1"], "links": []}, "unchecked": [],
+        "bgp": {"expected_sessions": 10, "established": 8, "mismatched": {"s1": {"established": 0, "expected": 2}},
+                "seconds": 0.1},
+        "same_rail_ping": {"pinged": 4, "of": 8, "failed": [{"from": "h1", "src": "10.0.0.1", "to": "h2",
+                                                             "dst": "10.0.0.2"}], "hosts": 2, "seconds": 0.2},
+        "ecmp": {"checked": 5, "mismatched": [{"switch": "s1", "prefix": "10.0.0.0/27", "towards": "r2",
+                                              "expected": 4, "got": 3}], "seconds": 0.3},
+        "eos_as_frr": ["c2"]}
+
+
+def test_restore_and_down_json():
+    rc = Reconvergence(sessions_settled_s=1.0, ecmp_settled_s=2.0, ecmp_mismatched=())
+    r = RestoreResult(twin="lab", restored=Failures(links=(("a:1", "b:2"),)), restarted=("c3",), reconvergence=rc)
+    assert r.to_json() == {"twin": "lab", "restored": {"devices": [], "links": [["a:1", "b:2"]]},
+                           "restarted": ["c3"], "reconvergence": {"sessions_settled_s": 1.0, "ecmp_settled_s": 2.0,
+                                                                  "ecmp_mismatched": []}}
+    assert DownResult(twin="lab", stopped=True, leftovers_removed=("netns x",)).to_json() == {
+        "twin": "lab", "stopped": True, "leftovers_removed": ["netns x"]}
