@@ -12,12 +12,16 @@ from teton.spec import (
     BgpTimers,
     Cluster,
     CtswTier,
+    Edge,
     Frontend,
     HostPlatform,
     Management,
     RoceBackend,
     RoceQos,
     RtswTier,
+    ServiceHost,
+    Share,
+    SswTier,
     StorageRacks,
     Tier,
 )
@@ -46,6 +50,8 @@ cluster = Cluster(
     frontend=Frontend(
         rsw=Tier(model="wedge400", nos="sonic", medium_down="dac"),
         fsw=Tier(model="arista-7804r3", nos="eos"),
+        ssw=SswTier(model="minipack2", nos="sonic", per_plane=1, uplinks_per_ssw=1),
+        edge=Edge(default_route=True),
         fsw_per_zone=2,
         uplinks_per_fsw=1,
         mtu=9100,
@@ -54,9 +60,17 @@ cluster = Cluster(
         ),
     ),
     storage=[
-        StorageRacks(role="tectonic", racks=1, servers_per_rack=4, drives_per_server=16),
-        StorageRacks(role="hammerspace", racks=1, servers_per_rack=2, drives_per_server=16),
+        StorageRacks(role="tectonic", racks=1, servers_per_rack=4, drives_per_server=16, shares=[
+            Share(name="checkpoints", path="/checkpoints", mount_point="/mnt/tectonic",
+                  options=["allow_other", "default_permissions"]),
+        ]),
+        StorageRacks(role="hammerspace", racks=1, servers_per_rack=2, drives_per_server=16, shares=[
+            Share(name="checkpoints", path="/checkpoints", mount_point="/mnt/checkpoints"),
+            Share(name="datasets", path="/datasets", mount_point="/mnt/datasets",
+                  options=["vers=4.2", "nconnect=16", "hard", "ro"]),
+        ]),
     ],
+    services=[ServiceHost(name="slurmctl", role="slurm-controller")],
     management=Management(
         network="192.0.2.0/24",
         gateway="192.0.2.1",

@@ -135,8 +135,13 @@ class Result:
         return out
 
     def diffs(self) -> list[Any]:
-        return [e["event_data"]["res"].get("diff") for e in self.events
-                if e.get("event") == "runner_on_ok" and e["event_data"].get("res", {}).get("diff")]
+        """The --diff output of every task, a looped task's per item."""
+        out: list[Any] = []
+        for e in self.events:
+            res = e.get("event_data", {}).get("res") or {} if e.get("event") == "runner_on_ok" else {}
+            items = res.get("results") if isinstance(res.get("results"), list) else []
+            out += [d for d in [res.get("diff"), *((i or {}).get("diff") for i in items)] if d]
+        return out
 
 
 def play(playbook: Path, inventory: list[str], data_dir: Path, *, check: bool = False, limit: str | None = None,

@@ -48,7 +48,17 @@ def test_ansible_inventory_lists_every_host_with_its_groups_and_variables(lab_bu
     assert nccl["gid_index"] is None and (nccl["roce_version"], nccl["addr_family"], nccl["addr_range"]) == (
         2, "AF_INET", "10.64.0.0/24")                                 # NCCL picks the GID by type and address
     assert nccl["fifo_tc"] == 184                                     # the CTS messages on the control class
-    assert hostvars["s2-r01-sp01"]["teton_storage"]["exports"][0] == "/srv/hammerspace/d00"
+    exports = hostvars["s2-r01-sp01"]["teton_storage"]["exports"]
+    assert exports == ["/checkpoints", "/datasets"]                     # the shares, exactly what the clients mount
+    assert sorted(m["export"] for m in h["teton_storage_mounts"]["nfs"]) == exports
+    assert {m["server"] for m in h["teton_storage_mounts"]["nfs"]} == {hostvars["s2-r01-sp01"]["ansible_host"]}
+    assert [m["namespace"] for m in h["teton_storage_mounts"]["tectonic"]] == ["checkpoints"]
+    assert [n["name"] for n in h["teton_frontend"]] == ["fe0", "fe1"]
+    assert [n["name"] for n in h["teton_nic_links"]] == [f"be{n}" for n in range(8)] + ["fe0", "fe1"]
+    ctl = hostvars["slurmctl"]                                          # a real host: rack, port, address
+    assert ctl["teton_role"] == "service" and ctl["teton_rack"] == "svc-r01"
+    assert ctl["ansible_host"] == ctl["teton_frontend"][0]["addresses"][0].split("/")[0]
+    assert h["teton_scheduler"]["controller_address"] == ctl["ansible_host"]
     graph = _inventory("--graph", build=lab_build)
     assert "@storage_hammerspace:" in graph and "|--z02-r002-h2" in graph
 

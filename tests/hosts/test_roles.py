@@ -20,6 +20,36 @@ pytestmark = pytest.mark.root("chroot and network namespaces")
 
 GPU_BUS = {n: f"0000:{0x18 + 0x20 * n:02x}:00.0" for n in range(8)}
 NIC_BUS = {f"mlx5_{n}": f"0000:{0x19 + 0x20 * n:02x}:00.0" for n in range(8)}
+SHIFT = 2          # the front-end ConnectX NICs enumerate first: rail n's RDMA device is mlx5_(n+2), not mlx5_n
+SHIFTED_BUS = {f"mlx5_{n + SHIFT}": bus for n, bus in enumerate(NIC_BUS.values())}
+
+
+def _sysfs(root: Path, rails: int) -> str:
+    """A sysfs tree inside the root (the real /sys has no ConnectX NIC here): rail n's NIC be<n> has the RDMA device
+    mlx5_(n+SHIFT) on its PCI function, as on a Grand Teton whose front-end NICs took mlx5_0 and mlx5_1."""
+    for n in range(rails):
+        (root / f"srv/sysfs/class/net/be{n}/device/infiniband/mlx5_{n + SHIFT}").mkdir(parents=True)
+    return "/srv/sysfs"
+
+
+def _links(root: Path) -> dict[str, str]:
+    """{PCI address: name} of the .link files the role wrote."""
+    import configparser
+
+    out = {}
+    for f in sorted((root / "etc/systemd/network").glob("*.link")):
+        cp = configparser.ConfigParser(strict=False, interpolation=None)
+        cp.optionxform = str  # type: ignore[assignment,method-assign]
+        cp.read_string(f.read_text())
+        out[cp["Match"]["Path"].removeprefix("pci-")] = cp["Link"]["Name"]
+    return out
+
+
+def _apply_links(root: Path, ns: str, kernel_names: dict[str, str]) -> None:
+    """A stand-in for systemd-udevd, which cannot run in a test's network namespace: rename each NIC (its kernel
+    name by PCI address in `kernel_names`) to the name its .link file gives, as net_setup_link would at boot."""
+    for pci, name in _links(root).items():
+        h.run("ip", "-n", ns, "link", "set", kernel_names[pci], "name", name)
 
 
 def _playbook(where: Path, roles: list[str], hosts: str) -> Path:
@@ -170,11 +200,12 @@ def test_gpu_host_file_roles_in_a_prepared_root(variant, request, tmp_path):
     roots = tmp_path / "roots"
     root = h.make_root(roots / host)
     h.chroot_exe(roots, root, None)
-    extra = {"nccl_pci_bus_ids": {"gpus": GPU_BUS, "rdma": NIC_BUS}}
+    extra = {"nccl_pci_bus_ids": {"gpus": GPU_BUS, "rdma": SHIFTED_BUS}, "nccl_sysfs": _sysfs(root, 8)}
     check, first, _ = _three_runs(tmp_path, ["nccl", "gpu_health", "storage_client", "slurm"], host,
                                   str(lab_build / "ansible/inventory.yml"), roots, extra)
     conf = (root / "etc/nccl.conf").read_text()
-    assert "NCCL_IB_HCA==mlx5_0:1,mlx5_1:1,mlx5_2:1,mlx5_3:1,mlx5_4:1,mlx5_5:1,mlx5_6:1,mlx5_7:1" in conf
+    # each rail's RDMA device as the host's sysfs names it (shifted by the front-end NICs), in GPU order
+    assert "NCCL_IB_HCA==" + ",".join(f"mlx5_{n + SHIFT}:1" for n in range(8)) in conf.splitlines()
     tos = 106 if variant == "lab_dcqcn_build" else 104                 # DSCP 26, with ECT(0) under DCQCN
     for line in (f"NCCL_IB_TC={tos}", "NCCL_IB_FIFO_TC=184", "NCCL_IB_QPS_PER_CONNECTION=16", "NCCL_IB_TIMEOUT=22",
                  "NCCL_IB_ROCE_VERSION_NUM=2", "NCCL_IB_ADDR_FAMILY=AF_INET", "NCCL_IB_ADDR_RANGE=10.64.0.0/24",
@@ -192,6 +223,7 @@ def test_gpu_host_file_roles_in_a_prepared_root(variant, request, tmp_path):
             n = int(sw.get("busid").split(":")[2].split(".")[0], 16)
             assert kids == [("0x030200", GPU_BUS[2 * n]), ("0x020700", NIC_BUS[f"mlx5_{2 * n}"]),
                             ("0x030200", GPU_BUS[2 * n + 1]), ("0x020700", NIC_BUS[f"mlx5_{2 * n + 1}"])]
+            # (NIC_BUS in rail order: rail n's bus id reached through its sysfs device mlx5_(n+SHIFT))
     health = json.loads((root / "etc/teton/node-health.json").read_text())
     assert health["node"] == host and health["pfc_priority"] == 3 and health["expected_gpus"] == 8
     assert os.access(root / "usr/local/sbin/teton-node-health", os.X_OK)
@@ -202,8 +234,16 @@ def test_gpu_host_file_roles_in_a_prepared_root(variant, request, tmp_path):
     assert "Where=/mnt/tectonic" in tectonic and "Type=fuse.tectonic" in tectonic
     nfs = (root / "etc/systemd/system/mnt-checkpoints.mount").read_text()
     v = h.variables(lab_build / "ansible/group_vars/gpu.yml")
-    assert f"What={v['teton_storage_mounts']['nfs_server']}:/checkpoints" in nfs
+    server = h.variables(lab_build / "ansible/host_vars/s2-r01-sp01.json")
+    share = next(m for m in v["teton_storage_mounts"]["nfs"] if m["mount_point"] == "/mnt/checkpoints")
+    assert share["export"] in server["teton_storage"]["exports"]          # a path the servers export
+    assert f"What={server['ansible_host']}:{share['export']}" in nfs.splitlines()
     assert "Options=vers=4.2,nconnect=16,hard,noatime" in nfs and "Type=nfs4" in nfs
+    namespaces = [m["namespace"] for m in v["teton_storage_mounts"]["tectonic"]]
+    assert f"What=tectonic:{namespaces[0]}" in tectonic.splitlines()   # a namespace a Tectonic group serves
+    tectonic_shares = {sh["name"] for g in yaml.safe_load((h.ROOT / "inventory/lab.yaml").read_text())["storage"]
+                       if g["role"] == "tectonic" for sh in g.get("shares", [])}
+    assert set(namespaces) <= tectonic_shares
     for f in ("slurm.conf", "gres.conf", "topology.conf"):
         assert (root / "etc/slurm" / f).read_text() == (lab_build / "slurm" / f).read_text()
     assert "munge key: TETON_SECRET_munge_key is not set" in warnings
@@ -241,12 +281,59 @@ def test_storage_server_role_in_a_prepared_root(lab_build, tmp_path):
     roots = tmp_path / "roots"
     root = h.make_root(roots / host)
     h.chroot_exe(roots, root, None)
-    _, first, _ = _three_runs(tmp_path, ["storage_server"], host, str(lab_build / "ansible/inventory.yml"), roots)
+    _, first, _ = _three_runs(tmp_path, ["host_nics", "storage_server"], host,
+                              str(lab_build / "ansible/inventory.yml"), roots)
     v = h.variables(lab_build / f"ansible/host_vars/{host}.json")
     exports = (root / "etc/exports.d/teton.exports").read_text().splitlines()[1:]
-    assert len(exports) == 16 and exports[0].startswith("/srv/hammerspace/d00 10.192.0.0/22(rw,sync,")
+    assert [e.split()[0] for e in exports] == v["teton_storage"]["exports"] == ["/checkpoints", "/datasets"]
+    assert exports[0].startswith("/checkpoints 10.192.0.0/22(rw,sync,")
+    assert all((root / e.lstrip("/")).is_dir() for e in v["teton_storage"]["exports"])   # the exported directories
     network = (root / "etc/systemd/network/60-teton-fe0.network").read_text()
     assert f"Address={v['teton_frontend'][0]['addresses'][0]}" in network and "MTUBytes=9100" in network
+    nics = v["teton_frontend"]                  # one default route (ECMP over the NICs when there are several)
+    hops = [ln for ln in network.splitlines() if ln.startswith(("Gateway=", "MultiPathRoute="))]
+    assert hops == ([f"Gateway={nics[0]['gateway4']}"] if len(nics) == 1 else
+                    [f"MultiPathRoute={n['gateway4']}@{n['name']}" for n in nics])
+    assert set(_links(root).values()) == {n["name"] for n in nics}   # its NICs are named by PCI address too
     inventory = json.loads((root / "var/lib/teton/nvme-inventory.json").read_text())
     assert inventory["expected"] == 16 and inventory["found"] == []
     assert "16 of 16 E1.S drives not found (0 NVMe drives here)" in "\n".join(first.warnings())
+
+
+def test_host_nics_names_every_nic_by_pci_address_and_writes_the_front_end(lab_build, tmp_path, netns):
+    """A GPU host whose NICs carry kernel names: the role writes a .link file per NIC (matched on its PCI path) and a
+    .network file per front-end NIC (its /31 toward the RSW, one ECMP default route); a stand-in for udevd applies the
+    .link names (systemd-udevd cannot run in a network namespace), and then the backend role finds be0..be7."""
+    host = "z01-r001-h1"
+    inventory = str(lab_build / "ansible/inventory.yml")
+    v = {**h.variables(lab_build / "ansible/group_vars/gpu.yml"),
+         **h.variables(lab_build / f"ansible/host_vars/{host}.json")}
+    links = {n["pci"]: n["name"] for n in v["teton_nic_links"]}
+    assert sorted(links.values()) == sorted([f"be{n}" for n in range(8)] + ["fe0", "fe1"])
+    hns = netns(f"{h.unique()}-h1")
+    kernel = {pci: f"enp{int(pci.split(':')[1], 16)}s0f{pci.split('.')[1]}" for pci in links}   # as udev names them
+    for i, name in enumerate(kernel.values()):       # veths: this kernel has no dummy driver
+        h.run("ip", "-n", hns, "link", "add", name, "type", "veth", "peer", "name", f"peer{i}")
+    roots = tmp_path / "roots"
+    root = h.make_root(roots / host)
+    h.chroot_exe(roots, root, hns)
+    _three_runs(tmp_path, ["host_nics"], host, inventory, roots)
+    assert _links(root) == links                                   # a .link file per NIC, keyed on its PCI path
+    link = (root / "etc/systemd/network/10-teton-be3.link").read_text()
+    assert f"Path=pci-{next(p for p, n in links.items() if n == 'be3')}" in link and "Name=be3" in link
+    fe = v["teton_frontend"]
+    fe0 = (root / "etc/systemd/network/60-teton-fe0.network").read_text().splitlines()
+    assert [ln for ln in fe0 if ln.startswith("Address=")] == [f"Address={a}" for a in fe[0]["addresses"]]
+    assert [ln for ln in fe0 if ln.startswith(("Gateway=", "MultiPathRoute="))] == [
+        f"MultiPathRoute={n['gateway4']}@{n['name']}" for n in fe]     # one default route, ECMP over fe0 and fe1
+    fe1 = (root / "etc/systemd/network/60-teton-fe1.network").read_text().splitlines()
+    assert f"Address={fe[1]['addresses'][0]}" in fe1 and not any(ln.startswith("[Route]") for ln in fe1)
+    _apply_links(root, hns, kernel)
+    for i in range(len(kernel)):                   # the far ends up: the NICs have carrier
+        h.run("ip", "-n", hns, "link", "set", f"peer{i}", "up")
+    names = {line.split(": ")[1].split("@")[0] for line in _ip(hns, "-o", "link", "show").splitlines()}
+    assert set(links.values()) <= names and not set(kernel.values()) & names
+    backend = h.play(_playbook(tmp_path, ["backend_nics"], host), [inventory], tmp_path / "run", limit=host,
+                     roots=roots)
+    assert backend.rc == 0, backend.stdout[-4000:]              # the names the build uses exist now
+    assert v["teton_rails"][0]["addresses"][0] in _ip(hns, "addr", "show", "be0")

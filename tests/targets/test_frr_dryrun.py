@@ -20,7 +20,7 @@ def _dryrun(path) -> subprocess.CompletedProcess:
 
 def test_every_rendered_frr_conf_parses(lab_build):
     files = sorted(lab_build.glob("devices/*/frr.conf"))
-    assert len(files) == 10                       # 4 RTSW and 6 front-end RSW run SONiC
+    assert len(files) == 13                       # 4 RTSW, 7 front-end RSW and 2 front-end spines run SONiC
     for f in files:
         r = _dryrun(f)
         assert r.returncode == 0, f"{f}: {r.stdout}{r.stderr}"

@@ -31,6 +31,7 @@ def eos_racks(tmp_path_factory):
     data["backend"]["rtsw"].update(model="arista-7060dx5-64s", nos="eos")
     data.pop("frontend")
     data["storage"] = []
+    data["services"] = []           # service hosts sit on the front end
     data["management"]["vrf"] = "OOB"
     folder = tmp_path_factory.mktemp("eos-racks")
     spec = write_spec(folder, data)

@@ -9,6 +9,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterator
 
 from teton.design.buffers import cable_m
+from teton.design.roce import RACK_UNITS
 from teton.fabric.model import Fabric
 from teton.fabric.plan import oversubscription
 from teton.fabric.roles import of_tier
@@ -34,7 +35,8 @@ def duplicate_names(f: Fabric, file: str) -> Iterator[Finding]:
 
 
 def _asn_group(role: str, zone: int | None, name: str) -> tuple[object, ...]:
-    """Devices that may share an ASN by design (RFC 7938): the ATSWs; the CTSWs of one zone; the FSWs of one zone."""
+    """Devices that may share an ASN by design (RFC 7938): the ATSWs; the front-end spines; the CTSWs of one zone;
+    the FSWs of one zone."""
     if role in of_tier("aggregation"):
         return (role,)
     if role in of_tier("spine"):
@@ -133,8 +135,26 @@ def headroom_overcommitted(f: Fabric, file: str) -> Iterator[Finding]:
                           "model with more buffer, or fewer or shorter links", rule="buffer")
 
 
+def rack_elevation(f: Fabric, file: str) -> Iterator[Finding]:
+    """Two devices of a rack take the same rack unit, or a device goes past the rack's height (each takes its
+    model's height from its lowest RU)."""
+    racks: dict[str, list[tuple[int, int, str]]] = defaultdict(list)
+    for d in f.devices.values():
+        racks[d.rack].append((d.ru, d.ru + d.height_ru - 1, d.name))
+    for rack in sorted(racks):
+        units = sorted(racks[rack])
+        for lo, hi, name in units:
+            if lo < 1 or hi > RACK_UNITS:
+                yield Finding(file, _PLANE_PATH[f.devices[name].plane], f"{name} takes RU {lo}-{hi} of {rack}, past "
+                              f"the rack's {RACK_UNITS} units", rule="rack-elevation")
+        for (lo1, hi1, a), (lo2, hi2, b) in zip(units, units[1:], strict=False):
+            if lo2 <= hi1:
+                yield Finding(file, _PLANE_PATH[f.devices[b].plane], f"{a} (RU {lo1}-{hi1}) and {b} (RU {lo2}-{hi2}) "
+                              f"overlap in {rack}", rule="rack-elevation")
+
+
 FABRIC_RULES: tuple[FabricRule, ...] = (duplicate_names, asn_clash, loopback_clash, link_mismatch,
-                                        oversubscription_off_goal, headroom_overcommitted)
+                                        oversubscription_off_goal, headroom_overcommitted, rack_elevation)
 
 
 def drain_unknown(c: Cluster, f: Fabric, file: str) -> Iterator[Finding]:

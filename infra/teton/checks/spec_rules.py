@@ -6,12 +6,13 @@ from collections.abc import Callable, Iterator
 
 from teton.catalogue import catalogue_for
 from teton.checks.catalogue_rules import CATALOGUE_RULES
+from teton.checks.frontend_rules import FRONTEND_RULES
 from teton.checks.ib_rules import IB_RULES, ib_size_terms, ib_switch_count
 from teton.checks.intent_rules import INTENT_RULES
 from teton.checks.rack_rules import RACK_RULES
 from teton.design.addressing import PoolExhausted, host_block_plen, pools
-from teton.design.frontend import fe_counts, fe_rack_ports
-from teton.design.management import FIRST_HOST, mgmt_capacity
+from teton.design.frontend import fe_counts, fe_rack_ports, has_zone0, zone0_racks
+from teton.design.management import FIRST_HOST, mgmt_capacity, reserved_addresses
 from teton.design.roce import RoceShape
 from teton.fabric.roles import tier_roles
 from teton.findings import Finding
@@ -50,13 +51,25 @@ def size_terms(c: Cluster) -> tuple[list[Term], list[Term]]:
     links += ib_links
     fe = c.frontend
     if fe is not None:
-        fe_zones = z + (1 if c.storage else 0)
+        fe_zones = z + (1 if has_zone0(c) else 0)
         fsw = ("frontend.fsw_per_zone", fe.fsw_per_zone)
         devices += [("RSW", z * r, zr), ("FSW", fe_zones * fe.fsw_per_zone, (("zones", fe_zones), fsw))]
         links += [("host-RSW", z * r * h * c.host.frontend_nics, hosts + (("host.frontend_nics",
                                                                           c.host.frontend_nics),)),
                   ("RSW-FSW", z * r * fe.fsw_per_zone * fe.uplinks_per_fsw,
                    zr + (fsw, ("frontend.uplinks_per_fsw", fe.uplinks_per_fsw)))]
+        if fe.ssw is not None:
+            per_plane = ("frontend.ssw.per_plane", fe.ssw.per_plane)
+            devices.append(("SSW", fe.fsw_per_zone * fe.ssw.per_plane, (fsw, per_plane)))
+            links.append(("FSW-SSW", fe_zones * fe.fsw_per_zone * fe.ssw.per_plane * fe.ssw.uplinks_per_ssw,
+                          (("zones", fe_zones), fsw, per_plane, ("frontend.ssw.uplinks_per_ssw",
+                                                                  fe.ssw.uplinks_per_ssw))))
+        if c.services:
+            devices.append(("RSW", 1, (("services", 1),)))
+            links += [("service-RSW", sum(x.nics for x in c.services), (("services", len(c.services)),)),
+                      ("RSW-FSW", fe.fsw_per_zone * fe.uplinks_per_fsw, (fsw,))]
+    if c.services:
+        devices.append(("service hosts", len(c.services), (("services", len(c.services)),)))
     for i, g in enumerate(c.storage):
         racks, servers = (f"storage[{i}].racks", g.racks), (f"storage[{i}].servers_per_rack", g.servers_per_rack)
         devices.append(("storage servers", g.racks * g.servers_per_rack, (racks, servers)))
@@ -97,6 +110,8 @@ def _tiers(c: Cluster) -> Iterator[tuple[str, str, str]]:
     if c.frontend is not None:
         yield "frontend.rsw", c.frontend.rsw.model, c.frontend.rsw.nos
         yield "frontend.fsw", c.frontend.fsw.model, c.frontend.fsw.nos
+        if c.frontend.ssw is not None:
+            yield "frontend.ssw", c.frontend.ssw.model, c.frontend.ssw.nos
 
 
 def unknown_model(c: Cluster, file: str) -> Iterator[Finding]:
@@ -130,7 +145,11 @@ def _demands(c: Cluster) -> Iterator[tuple[str, str, list[tuple[int, int]]]]:
         counts = fe_counts(c)
         for path, n, speed in fe_rack_ports(c):
             yield path, fe.rsw.model, [(n, speed), (counts["rsw_up"], fe.uplink_speed_gbps)]
-        yield "frontend.fsw", fe.fsw.model, [(counts["fsw_down"], fe.uplink_speed_gbps)]
+        fsw = [(counts["fsw_down"], fe.uplink_speed_gbps)]
+        if fe.ssw is not None:
+            fsw.append((counts["fsw_up"], fe.ssw.uplink_speed_gbps))
+            yield "frontend.ssw", fe.ssw.model, [(counts["ssw_down"], fe.ssw.uplink_speed_gbps)]
+        yield "frontend.fsw", fe.fsw.model, fsw
 
 
 def _ports_by_speed(model: SwitchModel) -> dict[int, int]:
@@ -191,10 +210,13 @@ def pool_exhausted(c: Cluster, file: str) -> Iterator[Finding]:
                       {"loopbacks": (32, 128), "fabric_links": (31, 127),
                        "host_links": (host_block_plen(4, n["max_host_ports"]), 64)}))
     switches = sum(demand["loopbacks"] for _, _, demand, _ in plans) + ib_switch_count(c)
-    if c.management.network is not None and mgmt_capacity(c.management.network) < switches:
-        yield Finding(file, "management.network", f"{c.management.network} has room for "
-                      f"{mgmt_capacity(c.management.network)} switch addresses (from .{FIRST_HOST}) but the cluster "
-                      f"has {switches} switches", rule="pool-exhausted")
+    if c.management.network is not None:
+        reserved = reserved_addresses(c.management)
+        room = mgmt_capacity(c.management.network, reserved)
+        if room < switches:
+            yield Finding(file, "management.network", f"{c.management.network} has room for {room} switch "
+                          f"addresses (from .{FIRST_HOST}, less {len(reserved)} reserved for the gateway and the "
+                          f"servers) but the cluster has {switches} switches", rule="pool-exhausted")
     for base, addressing, demand, plens in plans:
         for which, needed in demand.items():
             v4p, v6p = plens[which]
@@ -226,7 +248,9 @@ def asn_plan_clash(c: Cluster, file: str) -> Iterator[Finding]:
                           f"racks_per_zone ({c.racks_per_zone}), or RTSWs of two zones share an ASN", rule="asn-clash")
     if c.frontend is not None:
         f = c.frontend.asn
-        racks = max([c.racks_per_zone] + [sum(s.racks for s in c.storage)])
+        racks = max(c.racks_per_zone, zone0_racks(c))
+        if c.frontend.ssw is not None:
+            ranges.append(("frontend.asn.ssw", f.ssw, f.ssw))
         ranges += [("frontend.asn.fsw", f.fsw, f.fsw + c.zones),
                    ("frontend.asn.rsw", f.rsw + 1, f.rsw + c.zones * f.rsw_zone_stride + racks)]
         if f.rsw_zone_stride <= racks:
@@ -251,7 +275,7 @@ def mtu_out_of_range(c: Cluster, file: str) -> Iterator[Finding]:
     if isinstance(c.backend, RoceBackend):
         checks += [("backend.mtu", c.backend.mtu, f"backend.{t}") for t in tier_roles("roce")]
     if c.frontend is not None:
-        checks += [("frontend.mtu", c.frontend.mtu, f"frontend.{t}") for t in ("rsw", "fsw")]
+        checks += [("frontend.mtu", c.frontend.mtu, f"frontend.{t}") for t in ("rsw", "fsw", "ssw")]
     for path, mtu, tier in checks:
         name = dict((p, m) for p, m, _ in _tiers(c)).get(tier)
         m: SwitchModel | None = models.get(name or "")
@@ -263,5 +287,5 @@ def mtu_out_of_range(c: Cluster, file: str) -> Iterator[Finding]:
 # The size guard comes first; when it finds an error `check_spec` runs none of the others (see GUARD_RULES).
 SPEC_RULES: tuple[SpecRule, ...] = (cluster_too_large, unknown_model, nos_unsupported, *IB_RULES,
                                     *CATALOGUE_RULES, ports_overcommitted, pool_exhausted, asn_plan_clash,
-                                    mtu_out_of_range, *INTENT_RULES, *RACK_RULES)
+                                    mtu_out_of_range, *INTENT_RULES, *RACK_RULES, *FRONTEND_RULES)
 GUARD_RULES: tuple[SpecRule, ...] = (cluster_too_large,)

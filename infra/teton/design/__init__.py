@@ -15,7 +15,7 @@ from teton.catalogue import catalogue_for
 from teton.design.buffers import BufferCache, buffers
 from teton.design.draft import DraftFabric
 from teton.design.frontend import design_frontend
-from teton.design.hostplan import gpu_host_plan, host_settings, storage_plan
+from teton.design.hostplan import gpu_host_plan, host_settings, service_plan, storage_plan
 from teton.design.infiniband import FRONTEND_BGP, design_infiniband
 from teton.design.infiniband import NOS as SUBNET_MANAGED
 from teton.design.management import assign_management, management
@@ -69,7 +69,8 @@ def _freeze(cluster: Cluster, draft: DraftFabric, sm: SubnetManager | None) -> F
         elif d.nos is not None:
             backend = d.plane == "backend"
             d = replace(d, routing=routing(d, topology, bgp, limits[d.plane], name in drained,
-                                           cluster.frontend.password_secret if cluster.frontend else None),
+                                           cluster.frontend.password_secret if cluster.frontend else None,
+                                           d.role == "ssw" and _edge_default(cluster)),
                         qos=backend_qos if backend else None, management=mgmt,
                         buffers=buffers(draft.models[d.model], d.interfaces, cache) if backend else None,
                         policy=backend_policy if backend else None)
@@ -77,6 +78,8 @@ def _freeze(cluster: Cluster, draft: DraftFabric, sm: SubnetManager | None) -> F
             d = replace(d, qos=backend_qos, policy=backend_policy, host=gpu_host_plan(cluster, d))
         elif d.role == "storage":
             d = replace(d, host=storage_plan(cluster, d))
+        elif d.role == "service":
+            d = replace(d, host=service_plan(cluster, d))
         devices[name] = d
     return Fabric(name=draft.name, site=draft.site, backend=draft.backend, devices=MappingProxyType(devices),
                   links=tuple(draft.links), models=MappingProxyType(dict(sorted(draft.models.items()))),
@@ -84,3 +87,8 @@ def _freeze(cluster: Cluster, draft: DraftFabric, sm: SubnetManager | None) -> F
                   oversubscription_goals=MappingProxyType(dict(draft.oversubscription_goals)),
                   duplicate_names=tuple(draft.duplicate_names), subnet_manager=sm,
                   hosts=host_settings(cluster, devices, backend_qos, sm))
+
+
+def _edge_default(cluster: Cluster) -> bool:
+    fe = cluster.frontend
+    return fe is not None and fe.edge is not None and fe.edge.default_route

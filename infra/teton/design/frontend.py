@@ -1,8 +1,14 @@
-"""Front-end network and storage racks: an RSW per compute and storage rack, FSWs per zone, Sierra Point servers.
+"""Front-end network, storage and service racks: an RSW per compute, storage and service rack, FSWs per zone, spine
+planes across the zones, Sierra Point servers and the service hosts.
 
-Compute hosts' front-end NICs (fe0, fe1) and storage servers' NICs go to their rack's RSW (routed /31s from the
-front end's host pool, one block per RSW); RSW uplink group j goes to FSW j of its zone.  Storage racks form zone 0
-of the front end, with their own FSWs.
+Compute hosts' front-end NICs (fe0, fe1), storage servers' and service hosts' NICs go to their rack's RSW (routed
+/31s from the front end's host pool, one block per RSW); RSW uplink group j goes to FSW j of its zone.  Storage and
+service racks form zone 0 of the front end, with their own FSWs.  With `frontend.ssw`, spine plane j joins FSW j of
+every zone (zone 0 included): Meta's front end is its data-centre fabric, RSW -> FSW -> spine planes -> the site
+(docs/sources.md section 6; the plane-per-FSW wiring is ours [I]).  eBGP per RFC 7938: the spines share one ASN.
+
+Elevation: GPU hosts and servers fill a rack from RU 1 up; a rack's switches hang from the top, the front-end RSW
+directly below the backend rack switch, each taking its model's height (`checks.fabric_rules.rack_elevation`).
 """
 
 from __future__ import annotations
@@ -10,11 +16,26 @@ from __future__ import annotations
 from teton.design.addressing import LinkNets, block_text, host_block_plen, loopback, pools, router_id
 from teton.design.builder import Ports, wire
 from teton.design.draft import Draft, DraftFabric
-from teton.design.naming import fe_rsw_name, fsw_name, net_rack_name, rack_name, storage_rack_name, storage_server_name
+from teton.design.naming import (
+    SERVICE_RACK,
+    fe_rsw_name,
+    fe_spine_rack_name,
+    fsw_name,
+    net_rack_name,
+    rack_name,
+    ssw_name,
+    storage_rack_name,
+    storage_server_name,
+)
 from teton.design.roce import RACK_UNITS, hosts_in_rack
 from teton.spec.model import Cluster, SwitchModel
 
 SIERRA_POINT_RU = 1  # Yosemite V3 sled height used for placement [I]
+
+
+def has_zone0(cluster: Cluster) -> bool:
+    """The front end has a zone 0 (FSWs of their own) for storage and service racks."""
+    return bool(cluster.storage or cluster.services)
 
 
 def fe_rack_ports(cluster: Cluster) -> list[tuple[str, int, int]]:
@@ -24,27 +45,38 @@ def fe_rack_ports(cluster: Cluster) -> list[tuple[str, int, int]]:
     out = [("frontend.rsw", cluster.hosts_per_rack * cluster.host.frontend_nics, fe.host_link_speed_gbps)]
     for i, s in enumerate(cluster.storage):
         out.append((f"storage[{i}]", s.servers_per_rack * s.nics_per_server, s.nic_gbps))
+    if cluster.services:
+        out.append(("services", sum(h.nics for h in cluster.services), max(h.nic_gbps for h in cluster.services)))
     return out
+
+
+def zone0_racks(cluster: Cluster) -> int:
+    return sum(s.racks for s in cluster.storage) + (1 if cluster.services else 0)
 
 
 def fe_counts(cluster: Cluster) -> dict[str, int]:
     fe = cluster.frontend
     assert fe is not None
-    racks = cluster.zones * cluster.racks_per_zone + sum(s.racks for s in cluster.storage)
-    fe_zones = cluster.zones + (1 if cluster.storage else 0)
+    racks = cluster.zones * cluster.racks_per_zone + zone0_racks(cluster)
+    fe_zones = cluster.zones + (1 if has_zone0(cluster) else 0)
     fsw = fe_zones * fe.fsw_per_zone
-    return {"loopbacks": racks + fsw, "fabric_links": racks * fe.fsw_per_zone * fe.uplinks_per_fsw,
+    ssw = fe.fsw_per_zone * fe.ssw.per_plane if fe.ssw else 0
+    fsw_up = fe.ssw.per_plane * fe.ssw.uplinks_per_ssw if fe.ssw else 0
+    return {"loopbacks": racks + fsw + ssw,
+            "fabric_links": racks * fe.fsw_per_zone * fe.uplinks_per_fsw + fsw * fsw_up,
             "host_links": racks, "rsw_up": fe.fsw_per_zone * fe.uplinks_per_fsw,
-            "fsw_down": max(cluster.racks_per_zone, sum(s.racks for s in cluster.storage)) * fe.uplinks_per_fsw,
+            "fsw_down": max(cluster.racks_per_zone, zone0_racks(cluster)) * fe.uplinks_per_fsw,
+            "fsw_up": fsw_up, "ssw": ssw, "fsw": fsw,
+            "ssw_down": fe_zones * (fe.ssw.uplinks_per_ssw if fe.ssw else 0),
             "max_host_ports": max(n for _, n, _ in fe_rack_ports(cluster))}
 
 
-def design_frontend(cluster: Cluster, fabric: DraftFabric, models: dict[str, SwitchModel]) -> None:
+def design_frontend(cluster: Cluster, fabric: DraftFabric, all_models: dict[str, SwitchModel]) -> None:
     fe = cluster.frontend
     if fe is None:
         _storage_only(cluster, fabric)
         return
-    rm, fm = models[fe.rsw.model], models[fe.fsw.model]
+    rm, fm = all_models[fe.rsw.model], all_models[fe.fsw.model]
     counts = fe_counts(cluster)
     lo4, lo6 = pools(fe.addressing, "loopbacks", v4_plen=32, v6_plen=128)
     fl4, fl6 = pools(fe.addressing, "fabric_links", v4_plen=31, v6_plen=127)
@@ -67,9 +99,15 @@ def design_frontend(cluster: Cluster, fabric: DraftFabric, models: dict[str, Swi
         ports[name] = Ports(name, model)
         return d
 
+    top: dict[str, int] = {}     # lowest RU a switch already hangs from, per rack (the backend's rack switch)
+    for d in fabric.devices.values():
+        if d.nos is not None:
+            top[d.rack] = min(top.get(d.rack, RACK_UNITS + 1), d.ru)
+
     def rack_switch(rack: str, zone: int | None, asn_zone: int, rack_index: int,
                     fsws: list[Draft]) -> tuple[Draft, LinkNets]:
-        rsw = switch(fe_rsw_name(rack), "fe-rsw", rm, fe.rsw.nos, zone, rack, RACK_UNITS - 2 * rm.height_ru + 1,
+        rsw = switch(fe_rsw_name(rack), "fe-rsw", rm, fe.rsw.nos, zone, rack,
+                     top.get(rack, RACK_UNITS + 1) - rm.height_ru,
                      fe.asn.rsw + asn_zone * fe.asn.rsw_zone_stride + rack_index)
         base4 = base6 = None
         if hb4:
@@ -89,10 +127,38 @@ def design_frontend(cluster: Cluster, fabric: DraftFabric, models: dict[str, Swi
                      mtu=fe.mtu, nets=up_nets, net_index=state["uplink"], rack=rsw.rack, zone=rsw.zone)
                 state["uplink"] += 1
 
-    host_nics = [(f"fe{n}", cluster.host.frontend_nic_gbps) for n in range(cluster.host.frontend_nics)]
+    # Creation order, so that growing the storage appends (new racks, loopbacks, links and ASNs after the existing
+    # ones, nothing renumbered): every FSW, the spine planes and their links, the compute racks, the service rack,
+    # then the storage racks.  An FSW's spine uplinks are its first ports, its RSW downlinks follow.
+    zone_fsws: dict[int, list[Draft]] = {}
     for z in range(1, cluster.zones + 1):
-        fsws = [switch(fsw_name(z, i + 1), "fsw", fm, fe.fsw.nos, z, net_rack_name(z, 90 + i // 2),
-                       1 + (i % 2) * fm.height_ru, fe.asn.fsw + z) for i in range(fe.fsw_per_zone)]
+        zone_fsws[z] = [switch(fsw_name(z, i + 1), "fsw", fm, fe.fsw.nos, z, net_rack_name(z, 90 + i // 2),
+                               1 + (i % 2) * fm.height_ru, fe.asn.fsw + z) for i in range(fe.fsw_per_zone)]
+    fsws0 = [switch(fsw_name(None, i + 1), "fsw", fm, fe.fsw.nos, None, net_rack_name(None, 90 + i // 2),
+                    1 + (i % 2) * fm.height_ru, fe.asn.fsw) for i in range(fe.fsw_per_zone)] if has_zone0(cluster) \
+        else []
+    planes = [*zone_fsws.values(), *([fsws0] if fsws0 else [])]   # planes[j]: FSW j+1 of every zone, zone 0 last
+    models = [rm, fm]
+    if fe.ssw is not None:
+        t = fe.ssw
+        sm = all_models[t.model]
+        models.append(sm)
+        per_rack = max(1, RACK_UNITS // sm.height_ru)
+        for j in range(fe.fsw_per_zone):
+            for k in range(t.per_plane):
+                ssw = switch(ssw_name(j + 1, k + 1), "ssw", sm, t.nos, None,
+                             fe_spine_rack_name(j + 1, k // per_rack + 1), 1 + (k % per_rack) * sm.height_ru,
+                             fe.asn.ssw)
+                for f in (plane[j] for plane in planes):
+                    for _ in range(t.uplinks_per_ssw):
+                        wire(fabric, "fsw-ssw", f, ports[f.name].take(t.uplink_speed_gbps), ssw,
+                             ports[ssw.name].take(t.uplink_speed_gbps), speed=t.uplink_speed_gbps,
+                             medium=t.medium_down, mtu=fe.mtu, nets=up_nets, net_index=state["uplink"],
+                             rack=f.rack, zone=f.zone)
+                        state["uplink"] += 1
+
+    host_nics = [(f"fe{n}", cluster.host.frontend_nic_gbps) for n in range(cluster.host.frontend_nics)]
+    for z, fsws in zone_fsws.items():
         for r in range(1, cluster.racks_per_zone + 1):
             rack = rack_name(z, r)
             rsw, nets = rack_switch(rack, z, z, r, fsws)
@@ -111,25 +177,35 @@ def design_frontend(cluster: Cluster, fabric: DraftFabric, models: dict[str, Swi
                          medium=fe.rsw.medium_down, mtu=fe.mtu, nets=nets, net_index=k, rack=rack, zone=z)
                     k += 1
             uplink(rsw, fsws)
-    if cluster.storage:
-        fsws = [switch(fsw_name(None, i + 1), "fsw", fm, fe.fsw.nos, None, net_rack_name(None, 90 + i // 2),
-                       1 + (i % 2) * fm.height_ru, fe.asn.fsw) for i in range(fe.fsw_per_zone)]
-        index = 0
-        for g, group in enumerate(cluster.storage, start=1):
-            for r in range(1, group.racks + 1):
-                index += 1
-                rack = storage_rack_name(g, r)
-                rsw, nets = rack_switch(rack, None, 0, index, fsws)
-                k = 0
-                for server in _storage_servers(fabric, cluster, g, rack):
-                    sp = Ports(server.name, None, [(f"fe{n}", group.nic_gbps) for n in range(group.nics_per_server)])
-                    for _ in range(group.nics_per_server):
-                        wire(fabric, "storage-fersw", server, sp.take(group.nic_gbps), rsw,
-                             ports[rsw.name].take(group.nic_gbps), speed=group.nic_gbps, medium=fe.rsw.medium_down,
-                             mtu=fe.mtu, nets=nets, net_index=k, rack=rack, zone=None)
-                        k += 1
-                uplink(rsw, fsws)
-    for m in (rm, fm):
+    index = 0                    # zone 0's racks: the service rack first (ASN rsw + 1), then the storage racks
+    if cluster.services:
+        index += 1
+        rsw, nets = rack_switch(SERVICE_RACK, None, 0, index, fsws0)
+        k = 0
+        for server in _service_hosts(fabric, cluster):
+            spec = server.attrs["nics"], server.attrs["nic_gbps"]
+            sp = Ports(server.name, None, [(f"fe{n}", spec[1]) for n in range(spec[0])])
+            for _ in range(spec[0]):
+                wire(fabric, "service-fersw", server, sp.take(spec[1]), rsw, ports[rsw.name].take(spec[1]),
+                     speed=spec[1], medium=fe.rsw.medium_down, mtu=fe.mtu, nets=nets, net_index=k,
+                     rack=SERVICE_RACK, zone=None)
+                k += 1
+        uplink(rsw, fsws0)
+    for g, group in enumerate(cluster.storage, start=1):
+        for r in range(1, group.racks + 1):
+            index += 1
+            rack = storage_rack_name(g, r)
+            rsw, nets = rack_switch(rack, None, 0, index, fsws0)
+            k = 0
+            for server in _storage_servers(fabric, cluster, g, rack):
+                sp = Ports(server.name, None, [(f"fe{n}", group.nic_gbps) for n in range(group.nics_per_server)])
+                for _ in range(group.nics_per_server):
+                    wire(fabric, "storage-fersw", server, sp.take(group.nic_gbps), rsw,
+                         ports[rsw.name].take(group.nic_gbps), speed=group.nic_gbps, medium=fe.rsw.medium_down,
+                         mtu=fe.mtu, nets=nets, net_index=k, rack=rack, zone=None)
+                    k += 1
+            uplink(rsw, fsws0)
+    for m in models:
         fabric.models[m.name] = m
 
 
@@ -139,15 +215,30 @@ def _storage_servers(fabric: DraftFabric, cluster: Cluster, g: int, rack: str) -
     for s in range(1, group.servers_per_rack + 1):
         d = Draft(storage_server_name(rack, s), "storage", group.platform, None, None, rack,
                    1 + (s - 1) * SIERRA_POINT_RU, SIERRA_POINT_RU, plane="frontend", power_w=group.power_w,
-                   attrs={"storage_role": group.role, "drives": group.drives_per_server, "drive_tb": group.drive_tb})
+                   attrs={"storage_role": group.role, "group": g, "drives": group.drives_per_server,
+                          "drive_tb": group.drive_tb})
+        fabric.add(d)
+        out.append(d)
+    return out
+
+
+def _service_hosts(fabric: DraftFabric, cluster: Cluster) -> list[Draft]:
+    """The service hosts, stacked from RU 1 of the service rack in spec order."""
+    out = []
+    ru = 1
+    for h in cluster.services:
+        d = Draft(h.name, "service", "service-1u", None, None, SERVICE_RACK, ru, h.height_ru, plane="frontend",
+                   power_w=h.power_w, attrs={"service_role": h.role, "nics": h.nics, "nic_gbps": h.nic_gbps})
+        ru += h.height_ru
         fabric.add(d)
         out.append(d)
     return out
 
 
 def _storage_only(cluster: Cluster, fabric: DraftFabric) -> None:
-    """Without a front end, storage racks are still counted and placed."""
+    """Without a front end, storage racks and service hosts are still counted and placed."""
     for g, group in enumerate(cluster.storage, start=1):
         for r in range(1, group.racks + 1):
             _storage_servers(fabric, cluster, g, storage_rack_name(g, r))
+    _service_hosts(fabric, cluster)
 

@@ -1,5 +1,9 @@
 """Management plane: one out-of-band address per switch from `management.network`, in device order, and the plane's
-settings every switch gets (VRF, AAA, NTP, syslog, telemetry, the prefixes admitted to the control plane)."""
+settings every switch gets (VRF, AAA, NTP, syslog, telemetry, the prefixes admitted to the control plane).
+
+Switches take addresses from .10 upward, skipping every address the spec names in the network: the gateway, the NTP,
+syslog and AAA servers and `management.reserved`.  `mgmt_capacity` counts what is left, so the spec rule
+pool-exhausted refuses a network too small for the switches plus the reserved addresses."""
 
 from __future__ import annotations
 
@@ -9,14 +13,27 @@ from teton.design.draft import DraftFabric
 from teton.fabric.intent import ManagementIntent
 from teton.fabric.roles import switch_roles
 from teton.spec.model import Cluster
+from teton.spec.model import Management as MgmtSpec
 
 FIRST_HOST = 10  # .1-.9 left for gateways and servers of the management network
 GNMI_PORT = 50051
 
 
-def mgmt_capacity(network: str) -> int:
+def reserved_addresses(m: MgmtSpec) -> frozenset[int]:
+    """Addresses of the management network no switch may take: the gateway and every server the spec names."""
+    if m.network is None:
+        return frozenset()
+    net = ipaddress.ip_network(m.network)
+    named = [m.gateway, *m.ntp_servers, *m.syslog_servers, *m.aaa_servers, *m.reserved]
+    return frozenset(int(a) for a in (ipaddress.ip_address(x) for x in named if x is not None)
+                     if a.version == net.version and a in net)
+
+
+def mgmt_capacity(network: str, reserved: frozenset[int] = frozenset()) -> int:
+    """Switch addresses `network` holds from .FIRST_HOST up to the last before broadcast, less the reserved ones."""
     net = ipaddress.ip_network(network)
-    return max(0, net.num_addresses - FIRST_HOST - 1)
+    first, last = int(net.network_address) + FIRST_HOST, int(net.broadcast_address) - 1
+    return max(0, last - first + 1 - sum(1 for a in reserved if first <= a <= last))
 
 
 def assign_management(cluster: Cluster, fabric: DraftFabric) -> None:
@@ -24,14 +41,16 @@ def assign_management(cluster: Cluster, fabric: DraftFabric) -> None:
     if m.network is None:
         return
     net = ipaddress.ip_network(m.network)
-    base = int(net.network_address) + FIRST_HOST
+    skip = reserved_addresses(m)
+    address = int(net.network_address) + FIRST_HOST
     cls = type(net.network_address)
-    i = 0
     switches = switch_roles()
     for d in fabric.devices.values():
         if d.role in switches:
-            d.mgmt = f"{cls(base + i)}/{net.prefixlen}"
-            i += 1
+            while address in skip:
+                address += 1
+            d.mgmt = f"{cls(address)}/{net.prefixlen}"
+            address += 1
 
 
 def management(cluster: Cluster) -> ManagementIntent:

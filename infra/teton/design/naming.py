@@ -36,6 +36,19 @@ def fsw_name(zone: int | None, index: int) -> str:
     return f"z{zone:02d}-fsw{index:02d}" if zone is not None else f"st-fsw{index:02d}"
 
 
+def ssw_name(plane: int, index: int) -> str:
+    """Front-end spine <index> of plane <plane> (the plane FSW <plane> of every zone joins)."""
+    return f"ssw{plane:02d}-{index:02d}"
+
+
+def fe_spine_rack_name(plane: int, index: int) -> str:
+    """Network rack <index> holding front-end spines of plane <plane>."""
+    return f"fe-p{plane:02d}-n{index:02d}"
+
+
+SERVICE_RACK = "svc-r01"   # the service hosts' rack (front-end zone 0, with the storage racks)
+
+
 def storage_rack_name(group: int, rack: int) -> str:
     return f"s{group}-r{rack:02d}"
 

@@ -43,9 +43,10 @@ def maximum_prefixes(devices: Iterable[Device]) -> dict[str, int]:
 
 
 def routing(d: Device, devices: Mapping[str, Device], bgp: Bgp, max_prefixes: int, drained: bool,
-            frontend_password: str | None = None) -> Routing:
+            frontend_password: str | None = None, default_originate: bool = False) -> Routing:
     """The routing intent of switch `d`; `bgp` is the spec's BGP section (the front end uses the backend's timers
-    and its own password secret, `frontend.password_secret`)."""
+    and its own password secret, `frontend.password_secret`); `default_originate`: it sends a default route down
+    (a front-end spine towards the site)."""
     groups: dict[str, PeerGroup] = {}
     neighbors: list[Neighbor] = []
     links_per_asn: dict[int | None, int] = {}
@@ -76,4 +77,4 @@ def routing(d: Device, devices: Mapping[str, Device], bgp: Bgp, max_prefixes: in
         loopback4=d.loopback4, loopback6=d.loopback6, aggregates4=d.prefixes4, aggregates6=d.prefixes6,
         transit=d.role not in of_tier("rack"), maximum_prefixes=max_prefixes,
         maximum_prefix_restart_min=MAXIMUM_PREFIX_RESTART_MIN, startup_hold_s=STARTUP_HOLD_S,
-        drain_prepend=DRAIN_PREPEND if drained else 0)
+        drain_prepend=DRAIN_PREPEND if drained else 0, default_originate=default_originate)

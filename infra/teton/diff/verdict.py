@@ -4,9 +4,9 @@ Each rule is a small function over the comparison that returns (level, reason) p
 
 - high: an intent shared by the whole fabric changes (the RoCE QoS, the management plane, the switch policy ...);
   the ASN of an existing switch changes (the ASN plan); every spine of a zone (every CTSW), every aggregation switch
-  (ATSW), or every FSW of a zone is touched in a way that takes something away (a session or an address removed or
-  renumbered, a link rewired, an intent changed); every rail of a rack (every host-facing port of its rack switch)
-  changes; more than half of the switches change.
+  (ATSW), every front-end spine (SSW), or every FSW of a zone is touched in a way that takes something away (a
+  session or an address removed or renumbered, a link rewired, an intent changed); every rail of a rack (every
+  host-facing port of its rack switch) changes; more than half of the switches change.
 - medium: switches are removed; the change reaches beyond one rack; a whole tier or zone is touched but only gains
   (new sessions and ports: adding a zone touches every ATSW this way).
 - low: one rack (its rack switches and hosts), or hosts only.

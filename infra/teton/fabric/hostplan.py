@@ -12,13 +12,21 @@ from dataclasses import dataclass
 from typing import Literal, NamedTuple
 
 
+class NicLink(NamedTuple):
+    """A NIC named by its PCI address: what a systemd .link file matches (Path=pci-<pci>) to give it `name`."""
+
+    name: str                  # e.g. be3, fe0
+    pci: str                   # e.g. 0000:3c:00.0 (the host platform's catalogue, teton.catalogue.hosts)
+
+
 class RailNic(NamedTuple):
     """One backend NIC of a GPU host: its rail, the GPU it serves and how its traffic is kept on its rail."""
 
     name: str                  # interface name, e.g. be0
     rail: int                  # = the NIC's ordinal: NIC n of every host is on rail n
     gpu: int                   # the GPU it is paired with (same PCIe switch)
-    rdma_device: str           # e.g. mlx5_0
+    rdma_device: str | None    # InfiniBand: the HCA (e.g. mlx5_3); RoCE: None, the host reads it from
+                               # /sys/class/net/<name>/device/infiniband (never a numbering assumption)
     pcie_switch: int           # PCIe switch holding the NIC and its GPU
     numa: int                  # CPU socket the PCIe switch hangs off
     table: int                 # routing table of this NIC's source address (0: an InfiniBand HCA, no address)
@@ -35,6 +43,7 @@ class GpuHostPlan:
     supernets4: tuple[str, ...]        # backend prefixes each NIC reaches through its own RTSW
     supernets6: tuple[str, ...]
     socket_ifnames: tuple[str, ...]    # front-end NICs (NCCL's bootstrap and socket traffic)
+    links: tuple[NicLink, ...] = ()    # every NIC (rails, then front end) by PCI address
 
 
 class DriveMount(NamedTuple):
@@ -50,21 +59,42 @@ class StoragePlan:
     filesystem: Literal["xfs", "ext4"]
     drives: tuple[DriveMount, ...]
     mount_options: tuple[str, ...]
-    exports: tuple[str, ...]           # exported paths (Hammerspace data services)
+    exports: tuple[str, ...]           # exported paths: the paths of its group's shares (Hammerspace)
     export_clients: tuple[str, ...]    # networks allowed to mount them (the GPU hosts' front end)
     export_options: tuple[str, ...]
     format_drives: bool
+    links: tuple[NicLink, ...] = ()    # its front-end NICs by PCI address
 
 
-HostPlan = GpuHostPlan | StoragePlan
+@dataclass(frozen=True, slots=True)
+class ServicePlan:
+    """A service host (the Slurm controller, a subnet manager): its role and NICs."""
+
+    role: str                          # slurm-controller or subnet-manager
+    links: tuple[NicLink, ...] = ()
+
+
+HostPlan = GpuHostPlan | StoragePlan | ServicePlan
 
 
 class NfsMountPlan(NamedTuple):
+    """A Hammerspace share (or a spec's extra mount) as the clients mount it."""
+
     name: str
     mount_point: str
-    export: str
-    nconnect: int
+    export: str                        # the path its servers export
+    server: str | None                 # front-end address of the first server of the share's group
+    options: tuple[str, ...]           # as mount(8) takes them (vers=4.2, nconnect=16, hard ...)
+    mounted_by: tuple[str, ...]        # kinds of host that mount it: gpu, service
+
+
+class TectonicMountPlan(NamedTuple):
+    """A Tectonic namespace mounted through the FUSE client."""
+
+    namespace: str
+    mount_point: str
     options: tuple[str, ...]
+    mounted_by: tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,9 +136,6 @@ class HostSettings:
     renderer: Literal["networkd", "netplan"]
     lldp: bool
     nccl: NcclPlan
-    tectonic_mount: str | None         # mount point of the Tectonic FUSE client (None: not mounted)
-    tectonic_namespace: str
-    tectonic_options: tuple[str, ...]
-    nfs: tuple[NfsMountPlan, ...]
-    nfs_server: str | None             # None: no Hammerspace server is known
+    tectonic: tuple[TectonicMountPlan, ...]   # Tectonic shares and who mounts them
+    nfs: tuple[NfsMountPlan, ...]             # Hammerspace shares and who mounts them
     scheduler: SchedulerPlan

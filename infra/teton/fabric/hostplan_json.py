@@ -2,7 +2,7 @@
 without hosts.
 
     "hosts": {renderer, lldp, nccl, storage mounts, scheduler}          (one line)
-    "host_plans": [one host per line: {"device", "kind": "gpu"|"storage", ...its plan}]
+    "host_plans": [one host per line: {"device", "kind": "gpu"|"storage"|"service", ...its plan}]
 
 Written by the generic codec (`teton.fabric.codec`), so `load(dump(f)) == f` holds for every field without code
 here.
@@ -16,10 +16,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from teton.fabric.codec import from_json, to_json
-from teton.fabric.hostplan import GpuHostPlan, HostPlan, HostSettings, StoragePlan
+from teton.fabric.hostplan import GpuHostPlan, HostPlan, HostSettings, ServicePlan, StoragePlan
 
 _dump = json.JSONEncoder(sort_keys=True, separators=(",", ":"), allow_nan=False).encode
-KINDS: dict[str, type[GpuHostPlan] | type[StoragePlan]] = {"gpu": GpuHostPlan, "storage": StoragePlan}
+KINDS: dict[str, type[GpuHostPlan] | type[StoragePlan] | type[ServicePlan]] = {
+    "gpu": GpuHostPlan, "storage": StoragePlan, "service": ServicePlan}
 
 
 def dump_hosts(settings: HostSettings | None, plans: Mapping[str, HostPlan | None]) -> str:
@@ -29,7 +30,7 @@ def dump_hosts(settings: HostSettings | None, plans: Mapping[str, HostPlan | Non
         plan = plans[name]
         if plan is None:
             continue
-        kind = "gpu" if isinstance(plan, GpuHostPlan) else "storage"
+        kind = next(k for k, cls in KINDS.items() if isinstance(plan, cls))
         rows.append(_dump({"device": name, "kind": kind, **to_json(plan)}))
     if settings is None and not rows:
         return ""
@@ -43,6 +44,6 @@ def load_hosts(data: Mapping[str, Any]) -> tuple[HostSettings | None, dict[str, 
     for k, row in enumerate(data.get("host_plans", ())):
         cls = KINDS.get(row.get("kind"))
         if cls is None:
-            raise ValueError(f"host_plans[{k}]: kind {row.get('kind')!r} is neither gpu nor storage")
+            raise ValueError(f"host_plans[{k}]: kind {row.get('kind')!r} is not one of {', '.join(KINDS)}")
         plans[row["device"]] = from_json(cls, row)
     return (None if settings is None else typing.cast(HostSettings, from_json(HostSettings, settings))), plans

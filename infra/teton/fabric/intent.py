@@ -63,6 +63,8 @@ class Routing:
     startup_hold_s: int                      # after a (re)start, hold updates until the peers are up (at most this)
     drain_prepend: int                       # maintenance drain: its ASN this many more times on every path it
                                              # sends, so peers route around it (0: in service)
+    default_originate: bool = False          # sends a default route to its downlink peers (front-end spines
+                                             # with `frontend.edge.default_route`)
 
     def families(self) -> tuple[Family, ...]:
         """Address families that have at least one neighbour, IPv4 first."""

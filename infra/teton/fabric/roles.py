@@ -15,7 +15,7 @@ from functools import cache
 from types import MappingProxyType
 from typing import Literal
 
-Network = Literal["roce", "infiniband", "frontend", "hosts", "storage"]   # the first two: `Fabric.backend`
+Network = Literal["roce", "infiniband", "frontend", "hosts", "storage", "services"]   # the first two: `Fabric.backend`
 Tier = Literal["server", "rack", "spine", "aggregation"]
 """rack: one rack's switch; spine: every one of a zone at once takes the zone's uplinks away; aggregation: every one
 at once takes the zones' connection away."""
@@ -48,11 +48,13 @@ ROLES: tuple[Role, ...] = (
     Role("atsw", "roce", "aggregation", 3, deploy=6, report=0, peer_group="ATSW"),
     Role("leaf", "infiniband", "rack", 1, deploy=2, report=5),
     Role("spine", "infiniband", "spine", 2, deploy=5, report=3),
-    Role("core", "infiniband", "aggregation", 3, deploy=7, report=1),
-    Role("fe-rsw", "frontend", "rack", 1, deploy=1, report=8, peer_group="RSW"),
-    Role("fsw", "frontend", "spine", 2, deploy=4, report=7, peer_group="FSW"),
+    Role("core", "infiniband", "aggregation", 3, deploy=8, report=1),
+    Role("fe-rsw", "frontend", "rack", 1, deploy=1, report=9, peer_group="RSW"),
+    Role("fsw", "frontend", "spine", 2, deploy=4, report=8, peer_group="FSW"),
+    Role("ssw", "frontend", "aggregation", 3, deploy=7, report=7, peer_group="SSW"),   # joins the zones' FSWs
     Role("host", "hosts", "server", 0, deploy=None, report=6),
-    Role("storage", "storage", "server", 0, deploy=None, report=9),
+    Role("storage", "storage", "server", 0, deploy=None, report=10),
+    Role("service", "services", "server", 0, deploy=None, report=11),   # the Slurm controller, a subnet manager
 )
 BY_NAME = {r.name: r for r in ROLES}
 
@@ -75,7 +77,9 @@ LINK_KINDS: tuple[LinkKind, ...] = (
     LinkKind("spine-core", "infiniband", "spine", "core"),
     LinkKind("host-fersw", "frontend", "host", "fe-rsw"),
     LinkKind("storage-fersw", "frontend", "storage", "fe-rsw"),
+    LinkKind("service-fersw", "frontend", "service", "fe-rsw"),
     LinkKind("fersw-fsw", "frontend", "fe-rsw", "fsw"),
+    LinkKind("fsw-ssw", "frontend", "fsw", "ssw"),
 )
 
 
@@ -104,7 +108,7 @@ def switch_roles() -> frozenset[str]:
 
 @cache
 def server_roles() -> frozenset[str]:
-    """The roles of servers (GPU hosts and storage servers): no switch, no NOS."""
+    """The roles of servers (GPU hosts, storage servers and service hosts): no switch, no NOS."""
     return frozenset(r.name for r in ROLES if not r.switch)
 
 

@@ -357,18 +357,47 @@ class InfinibandBackend(_Model):
 
 # ---------------------------------------------------------------------------------------- front end and storage
 
+# An absolute path of letters, digits, '_', '.', '-' (no '..'): mount points and file-system roots on the hosts.
+HostPath = Annotated[str, Field(pattern=HOST_PATH_PATTERN, max_length=255)]
+MountOption = Annotated[str, Field(pattern=r"^[A-Za-z0-9_][A-Za-z0-9_.=:-]{0,63}$")]
+
 
 class FrontendAsn(_Model):
+    ssw: Asn = Field(default=4209000000, description="one ASN shared by every front-end spine (SSW), as the ATSWs "
+                                                     "share one on the backend (RFC 7938)")
     fsw: Asn = Field(default=4210000000, description="FSW ASN of zone z is fsw + z; storage racks use zone 0")
     rsw: Asn = Field(default=4211000000, description="RSW ASN is rsw + zone*rsw_zone_stride + rack")
     rsw_zone_stride: int = Field(default=1000, ge=1)
 
 
+class SswTier(Tier):
+    """Front-end spines: plane j (1 .. fsw_per_zone) joins FSW j of every zone and of the storage racks."""
+
+    per_plane: int = Field(default=1, ge=1, le=limits.MAX_SSW_PER_PLANE,
+                           description=f"spine switches per plane, {_limit('MAX_SSW_PER_PLANE')}")
+    uplinks_per_ssw: int = Field(default=1, ge=1, le=limits.MAX_PARALLEL_LINKS,
+                                 description="parallel links from each FSW to each spine of its plane, "
+                                             f"{_limit('MAX_PARALLEL_LINKS')}")
+    uplink_speed_gbps: int = Field(default=400, ge=1, description="speed of an FSW-SSW link")
+
+
+class Edge(_Model):
+    """The site's uplinks of the front end: a default route the spines originate (the site's routers are reached
+    some other way, or not at all: a closed cluster)."""
+
+    default_route: bool = Field(default=False, description="every spine originates a default route to its FSWs, so "
+                                                           "hosts' default routes end at the spines, not at an RSW")
+
+
 class Frontend(_Model):
-    """Front-end network: one RSW per compute and storage rack, uplinked to the FSWs of its zone."""
+    """Front-end network: one RSW per compute, storage and service rack, uplinked to the FSWs of its zone; spine
+    planes (`ssw`) join the FSWs of all zones."""
 
     rsw: Tier = Field(description="front-end rack switch, one per compute and storage rack")
     fsw: Tier = Field(description="front-end fabric switches the RSWs uplink to")
+    ssw: SswTier | None = Field(default=None, description="front-end spine planes joining the zones' FSWs; without "
+                                                          "them every zone's front end is an island")
+    edge: Edge | None = Field(default=None, description="the site's uplinks (a default route the spines originate)")
     fsw_per_zone: int = Field(default=4, ge=1, le=limits.MAX_FSW_PER_ZONE,
                               description=f"FSWs per zone (and for the storage racks), {_limit('MAX_FSW_PER_ZONE')}")
     uplinks_per_fsw: int = Field(default=1, ge=1, le=limits.MAX_PARALLEL_LINKS,
@@ -383,6 +412,23 @@ class Frontend(_Model):
     addressing: Addressing
 
 
+MountedBy = Literal["gpu", "service"]
+
+
+class Share(_Model):
+    """What a storage group serves and who mounts it: an NFS export (Hammerspace) or a Tectonic namespace (FUSE).
+    Servers export exactly the shares; clients mount exactly them."""
+
+    name: str = Field(pattern=r"^[a-z][a-z0-9_-]{0,31}$", description="share name (a Tectonic namespace)")
+    path: HostPath = Field(description="exported path on the servers (Hammerspace); the namespace root (Tectonic)")
+    mount_point: HostPath = Field(description="where the clients mount it")
+    mounted_by: list[MountedBy] = Field(default_factory=lambda: list[MountedBy](["gpu"]), max_length=2,
+                                        description="kinds of host that mount it: gpu, service")
+    options: list[MountOption] = Field(
+        default_factory=lambda: ["vers=4.2", "nconnect=16", "hard", "noatime"], max_length=32,
+        description="mount options as mount(8) takes them (NFS: vers=4.2, nconnect=N, hard ...)")
+
+
 class StorageRacks(_Model):
     role: Literal["tectonic", "hammerspace"]
     racks: int = Field(ge=1, le=limits.MAX_STORAGE_RACKS, description=f"storage racks, {_limit('MAX_STORAGE_RACKS')}")
@@ -395,6 +441,8 @@ class StorageRacks(_Model):
                                  description=f"front-end NICs per server, {_limit('MAX_NICS_PER_SERVER')}")
     power_w: int = Field(default=600, ge=1, description="power per server (not published)")
     platform: Literal["sierra-point"] = "sierra-point"
+    shares: list[Share] = Field(default_factory=list, max_length=limits.MAX_SHARES,
+                                description=f"what these servers serve and who mounts it, {_limit('MAX_SHARES')}")
 
 
 # --------------------------------------------------------------------------------------------------- management
@@ -416,6 +464,10 @@ class Management(_Model):
     aaa_protocol: Literal["tacacs+", "radius"] = "tacacs+"
     aaa_servers: list[Address] = Field(default_factory=list, max_length=limits.MAX_MANAGEMENT_ENTRIES,
                                        description=f"TACACS+/RADIUS servers, {_ENTRIES}")
+    reserved: list[Address] = Field(default_factory=list, max_length=limits.MAX_MANAGEMENT_ENTRIES,
+                                    description="more addresses of the network that no switch may take (DNS, "
+                                                "jump hosts ...); the gateway and the servers above are reserved "
+                                                f"anyway; {_ENTRIES}")
     aaa_key_secret: SecretName = Field(default="aaa_key", description="name of the secret holding the AAA key")
     telemetry: Literal["gnmi", "snmpv3"] = "gnmi"
     snmpv3_user: str = Field(default="teton", pattern=USER_PATTERN, description="SNMPv3 user (one token)")
@@ -429,9 +481,6 @@ class Management(_Model):
 
 # ------------------------------------------------------------------------------------ hosts (Ansible) and scheduler
 
-# An absolute path of letters, digits, '_', '.', '-' (no '..'): mount points and file-system roots on the hosts.
-HostPath = Annotated[str, Field(pattern=HOST_PATH_PATTERN, max_length=255)]
-MountOption = Annotated[str, Field(pattern=r"^[A-Za-z0-9_][A-Za-z0-9_.=:-]{0,63}$")]
 NcclSubsys = Literal["INIT", "COLL", "P2P", "SHM", "NET", "GRAPH", "TUNING", "ENV", "ALLOC", "CALL", "PROXY", "NVLS",
                      "BOOTSTRAP", "REG", "ALL"]
 
@@ -446,8 +495,6 @@ class HostNetwork(_Model):
     rule_priority_base: int = Field(default=1000, ge=1, le=32000,
                                     description="priority of the rule sending NIC n's source address to its table "
                                                 "is base + n (below the main table's 32766)")
-    rdma_device_prefix: str = Field(default="mlx5_", pattern=r"^[a-z][a-z0-9_]{0,15}$",
-                                    description="RDMA device of the NIC on rail n is prefix + n (GPU order)")
     lldp: bool = Field(default=True, description="lldpd on the backend NICs, so each NIC's switch port can be checked")
 
 
@@ -489,15 +536,15 @@ class NfsMount(_Model):
                                                                 "wsize=1048576"], max_length=32)
 
 
-def _default_nfs() -> list[NfsMount]:
-    return [NfsMount(name="checkpoints", mount_point="/mnt/checkpoints", export="/checkpoints"),
-            NfsMount(name="datasets", mount_point="/mnt/datasets", export="/datasets")]
-
-
 class StorageClient(_Model):
-    tectonic: TectonicMount | None = TectonicMount()
-    hammerspace: list[NfsMount] = Field(default_factory=_default_nfs, max_length=16,
-                                        description="NFSv4.2 mounts of the Hammerspace namespace")
+    """Mounts beyond the storage groups' `shares` (which the GPU and service hosts mount as they say): each must
+    name a share some storage group serves (rule storage-share)."""
+
+    tectonic: TectonicMount | None = Field(default=None, description="a Tectonic FUSE mount; its namespace must be "
+                                                                     "a share of a tectonic group")
+    hammerspace: list[NfsMount] = Field(default_factory=list, max_length=16,
+                                        description="NFSv4.2 mounts; each export must be the path of a share of a "
+                                                    "hammerspace group")
     hammerspace_server: Address | None = Field(
         default=None, description="NFS server (the Hammerspace metadata service); default: the first Hammerspace "
                                   "server's front-end address")
@@ -544,6 +591,22 @@ class Scheduler(_Model):
                                          description="how often slurmd runs the node health check (0: never)")
 
 
+# --------------------------------------------------------------------------------------------------- service hosts
+
+
+class ServiceHost(_Model):
+    """A host the cluster needs besides GPU and storage servers (the Slurm controller; InfiniBand subnet managers):
+    placed in a service rack with a port on its RSW, addresses, cabling and an inventory entry."""
+
+    name: str = Field(pattern=r"^[a-z][a-z0-9-]{0,62}$", description="host name")
+    role: Literal["slurm-controller", "subnet-manager"]
+    nics: int = Field(default=2, ge=1, le=limits.MAX_NICS_PER_SERVER,
+                      description=f"front-end NICs (fe0 ...), {_limit('MAX_NICS_PER_SERVER')}")
+    nic_gbps: int = Field(default=100, ge=1, description="front-end NIC speed (not published: ours)")
+    height_ru: int = Field(default=1, ge=1, le=8)
+    power_w: int = Field(default=500, ge=1, description="power per server (not published)")
+
+
 # --------------------------------------------------------------------------------------------------- the cluster
 
 
@@ -570,6 +633,9 @@ class Cluster(_Model):
     backend: RoceBackend | InfinibandBackend = Field(discriminator="kind")
     frontend: Frontend | None = None
     storage: list[StorageRacks] = Field(default_factory=list)
+    services: list[ServiceHost] = Field(default_factory=list, max_length=limits.MAX_SERVICE_HOSTS,
+                                        description="service hosts, all in one service rack of the front end's zone 0 "
+                                                    f"(with the storage racks), {_limit('MAX_SERVICE_HOSTS')}")
     management: Management = Management()
     switch_models: list[SwitchModel] = Field(default_factory=list, max_length=limits.MAX_SWITCH_MODELS,
                                              description="extra catalogue entries; same name overrides the built-in; "

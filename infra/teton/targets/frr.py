@@ -8,7 +8,8 @@ The spelling, for every address family with neighbours:
   outbound to every peer group;
 - aggregates are announced summary-only;
 - every peer group has the maximum-prefix limit, retried after the intent's minutes (`restart`); `update-delay`
-  holds updates after a restart until the peers are up.
+  holds updates after a restart until the peers are up;
+- a switch that originates a default route (a front-end spine) sends it to its downlink groups (`default-originate`).
 """
 
 from __future__ import annotations
@@ -41,7 +42,9 @@ def frr_context(hostname: str, r: Routing) -> dict[str, Any]:
         names = [g.name for g in r.groups if g.family == fam]
         groups += [{"name": g.name, "passive": g.passive} for g in r.groups if g.family == fam]
         afs.append({"name": fam, "redistribute": policy.connected.name, "aggregates": aggregates, "groups": names,
-                    "export": policy.export.name})
+                    "export": policy.export.name,
+                    "default_to": [g.name for g in r.groups if g.family == fam and g.direction == "down"]
+                    if r.default_originate else []})
     token(hostname, hostname, "hostname", "frr.conf")
     neighbors = [{"ip": token(n.address, hostname, "neighbor", "frr.conf"), "remote_as": n.remote_as,
                   "description": token(n.peer, hostname, f"neighbor {n.address} peer", "frr.conf"), "group": n.group}

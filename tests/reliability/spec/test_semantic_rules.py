@@ -206,8 +206,8 @@ def test_size_counts_match_the_design(spec):
     assert sum(n for _, n, _ in devices) == len(designed.fabric.devices)
     assert sum(n for _, n, _ in links) == len(designed.fabric.links)
     fe = fe_counts(designed.cluster)                        # and what the pool check expects of the front end
-    assert sum(n for what, n, _ in devices if what in ("RSW", "FSW")) == fe["loopbacks"]
-    assert sum(n for what, n, _ in links if what == "RSW-FSW") == fe["fabric_links"]
+    assert sum(n for what, n, _ in devices if what in ("RSW", "FSW", "SSW")) == fe["loopbacks"]
+    assert sum(n for what, n, _ in links if what in ("RSW-FSW", "FSW-SSW")) == fe["fabric_links"]
 
 
 # ------------------------------------------------------------------------------------- port check without ports

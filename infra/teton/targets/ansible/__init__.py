@@ -1,8 +1,8 @@
 """The host playbooks' inventory: `ansible/inventory.yml`, `ansible/group_vars/*.yml` and `ansible/host_vars/*.json`.
 
 `ansible-playbook -i build/<cluster>/ansible/inventory.yml playbooks/site.yml` configures every host the way its
-switches expect.  Groups: by role (`gpu`, `storage` with `storage_tectonic` and `storage_hammerspace`), by backend
-(`backend_roce`: GPU hosts whose rails are Ethernet NICs, which site.yml addresses and sets RoCE QoS on;
+switches expect.  Groups: by role (`gpu`, `storage` with `storage_tectonic` and `storage_hammerspace`, `service`), by
+backend (`backend_roce`: GPU hosts whose rails are Ethernet NICs, which site.yml addresses and sets RoCE QoS on;
 `backend_infiniband`: GPU hosts whose rails are HCAs, which the subnet manager configures), by zone (`zone_01`), by
 rack (`rack_z01_r001`), by rail (`rail_0`: the hosts with a NIC on rail 0), and `slurm_controller`.
 Ansible group names take letters, digits and '_', so the spec's names are spelled with '_'.
@@ -132,7 +132,12 @@ def build_documents(fabric: Fabric) -> Documents:
         own[d.name], shared[d.name] = v.storage_server(d, s)
         docs.add(f"storage_{own[d.name]['teton_storage']['role']}", d.name)
         docs.add(f"rack_{v.group_name(d.rack)}", d.name)
-    for group, members in (("gpu", gpu), ("storage", storage)):
+    services = fabric.by_role("service")
+    for d in services:
+        own[d.name], shared[d.name] = v.service_host(d, s)
+        docs.add("service", d.name)
+        docs.add(f"rack_{v.group_name(d.rack)}", d.name)
+    for group, members in (("gpu", gpu), ("storage", storage), ("service", services)):
         if members:
             common, rest = v.split_shared([d.name for d in members], shared.__getitem__)
             docs.files[f"{DIR}/group_vars/{group}.yml"] = common
@@ -144,9 +149,10 @@ def build_documents(fabric: Fabric) -> Documents:
     docs.children["rails"] = sorted((g for g in docs.groups if g.startswith("rail_")), key=lambda g: int(g[5:]))
     controller = s.scheduler.controller
     docs.add("slurm_controller", controller)
-    own[controller] = {"teton_role": "controller", "teton_device": controller}
-    if s.scheduler.controller_address:
-        own[controller]["ansible_host"] = s.scheduler.controller_address
+    if controller not in own:      # no service host of that name: the controller is managed outside the build
+        own[controller] = {"teton_role": "controller", "teton_device": controller}
+        if s.scheduler.controller_address:
+            own[controller]["ansible_host"] = s.scheduler.controller_address
     for h in sorted(own):
         docs.files[host_vars_path(h)] = own[h]
     return docs
@@ -230,7 +236,8 @@ class AnsibleTarget(Target):
     summary = "ansible/inventory.yml, group_vars, host_vars: the host playbooks' inventory, schema-checked"
 
     def render(self, fabric: Fabric, ctx: RenderContext) -> Files:
-        if fabric.hosts is None or not (fabric.by_role("host") or fabric.by_role("storage")):
+        if fabric.hosts is None or not (fabric.by_role("host") or fabric.by_role("storage")
+                                        or fabric.by_role("service")):
             return {}
         docs = build_documents(fabric)
         if ctx.validate:

@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from teton.fabric.hostplan import GpuHostPlan, HostSettings, StoragePlan
+from teton.fabric.hostplan import GpuHostPlan, HostSettings, NicLink, ServicePlan, StoragePlan
 from teton.fabric.intent import Qos
 from teton.fabric.model import Device, Fabric, Interface
 from teton.fabric.roles import server_link_kinds
@@ -67,12 +67,16 @@ def nccl_vars(s: HostSettings, device: Device) -> Vars:
     return out
 
 
-def mounts_vars(s: HostSettings) -> Vars:
-    tectonic = None if s.tectonic_mount is None else {
-        "mount_point": s.tectonic_mount, "namespace": s.tectonic_namespace, "options": list(s.tectonic_options)}
-    return {"tectonic": tectonic, "nfs_server": s.nfs_server,
-            "nfs": [{"name": m.name, "mount_point": m.mount_point, "export": m.export, "nconnect": m.nconnect,
-                     "options": list(m.options)} for m in s.nfs]}
+def mounts_vars(s: HostSettings, kind: str) -> Vars:
+    """The shares a host of `kind` (gpu, service) mounts."""
+    return {"tectonic": [{"mount_point": m.mount_point, "namespace": m.namespace, "options": list(m.options)}
+                         for m in s.tectonic if kind in m.mounted_by],
+            "nfs": [{"name": m.name, "mount_point": m.mount_point, "export": m.export, "server": m.server,
+                     "options": list(m.options)} for m in s.nfs if kind in m.mounted_by]}
+
+
+def links_vars(links: Iterable[NicLink]) -> list[Vars]:
+    return [{"name": n.name, "pci": n.pci} for n in links]
 
 
 def scheduler_vars(s: HostSettings) -> Vars:
@@ -90,6 +94,11 @@ def _addresses(i: Interface) -> list[str]:
 def _nic(i: Interface) -> Vars:
     return {"name": i.name, "mtu": i.mtu, "addresses": _addresses(i), "gateway4": i.peer_ipv4,
             "gateway6": i.peer_ipv6}
+
+
+def frontend_vars(device: Device) -> list[Vars]:
+    """The host's front-end NICs: addresses towards its RSW, the RSW's end as gateway (ECMP over all of them)."""
+    return [_nic(i) for i in device.interfaces if i.kind in server_link_kinds("frontend")]
 
 
 def ansible_host(device: Device) -> str | None:
@@ -119,17 +128,20 @@ def gpu_host(device: Device, s: HostSettings) -> tuple[Vars, Vars]:
     rails = []
     for n in plan.nics:
         i = ifaces[n.name]
-        rail: Vars = {"name": n.name, "rail": n.rail, "gpu": n.gpu, "rdma_device": n.rdma_device,
-                      "pcie_switch": n.pcie_switch, "numa": n.numa, "mtu": i.mtu, "switch": i.peer,
-                      "switch_port": i.peer_port}
+        rail: Vars = {"name": n.name, "rail": n.rail, "gpu": n.gpu, "pcie_switch": n.pcie_switch, "numa": n.numa,
+                      "mtu": i.mtu, "switch": i.peer, "switch_port": i.peer_port}
+        if n.rdma_device is not None:   # an HCA; a RoCE NIC's RDMA device is read on the host
+            rail["rdma_device"] = n.rdma_device
         if i.kind != "host-leaf":       # an Ethernet rail: its addresses and source routing (an HCA has a LID)
             rail.update(table=n.table, rule_priority=n.rule_priority, main_metric=n.main_metric,
                         addresses=_addresses(i),
                         gateway4=i.peer_ipv4, gateway6=i.peer_ipv6)
         rails.append(rail)
-    own = {**_placement(device, "gpu"), "teton_rails": rails, "teton_socket_ifnames": list(plan.socket_ifnames)}
+    own = {**_placement(device, "gpu"), "teton_rails": rails, "teton_socket_ifnames": list(plan.socket_ifnames),
+           "teton_frontend": frontend_vars(device)}
     shared: Vars = {"teton_network": {"renderer": s.renderer, "lldp": s.lldp},
-                    "teton_nccl": nccl_vars(s, device), "teton_storage_mounts": mounts_vars(s)}
+                    "teton_nccl": nccl_vars(s, device), "teton_storage_mounts": mounts_vars(s, "gpu"),
+                    "teton_nic_links": links_vars(plan.links)}
     if plan.supernets4 or plan.supernets6:
         shared["teton_supernets"] = [*plan.supernets4, *plan.supernets6]
     if device.qos is not None:
@@ -140,14 +152,21 @@ def gpu_host(device: Device, s: HostSettings) -> tuple[Vars, Vars]:
 def storage_server(device: Device, s: HostSettings) -> tuple[Vars, Vars]:
     plan = device.host
     assert isinstance(plan, StoragePlan), f"{device.name}: a storage server has a storage plan"
-    own = {**_placement(device, "storage"),
-           "teton_frontend": [_nic(i) for i in device.interfaces if i.kind == "storage-fersw"],
+    own = {**_placement(device, "storage"), "teton_frontend": frontend_vars(device),
            "teton_storage": {"role": plan.role, "filesystem": plan.filesystem,
                              "drives": [{"index": d.ordinal, "mount_point": d.mount_point} for d in plan.drives],
                              "mount_options": list(plan.mount_options), "exports": list(plan.exports),
                              "export_clients": list(plan.export_clients),
                              "export_options": list(plan.export_options), "format_drives": plan.format_drives}}
-    return own, {"teton_network": {"renderer": s.renderer, "lldp": s.lldp}}
+    return own, {"teton_network": {"renderer": s.renderer, "lldp": s.lldp}, "teton_nic_links": links_vars(plan.links)}
+
+
+def service_host(device: Device, s: HostSettings) -> tuple[Vars, Vars]:
+    plan = device.host
+    assert isinstance(plan, ServicePlan), f"{device.name}: a service host has a service plan"
+    own = {**_placement(device, "service"), "teton_service_role": plan.role, "teton_frontend": frontend_vars(device)}
+    return own, {"teton_network": {"renderer": s.renderer, "lldp": s.lldp}, "teton_nic_links": links_vars(plan.links),
+                 "teton_storage_mounts": mounts_vars(s, "service")}
 
 
 def split_shared(hosts: Iterable[str], shared: Callable[[str], Vars]) -> tuple[Vars, dict[str, Vars]]:

@@ -98,7 +98,7 @@ def _routing(cfg: dict[str, Any], interfaces: dict[str, PortView]) -> Routing | 
         for g in bgp.get(f"address_family_{fam}", {}).get("peer_groups", []):
             if g.get("activate"):
                 family[g["name"]] = fam
-    groups, timers, password, bfd, max_routes = [], "3 9", None, False, 0
+    groups, timers, password, bfd, max_routes, originate = [], "3 9", None, False, 0, False
     for g in bgp.get("peer_groups", []):
         side = _SIDE.get((g.get("metadata") or {}).get("type", ""), "down" if g.get("passive") else "up")
         groups.append(PeerGroup(g["name"], family.get(g["name"], "ipv4"), side, bool(g.get("passive"))))  # type: ignore[arg-type]
@@ -107,6 +107,7 @@ def _routing(cfg: dict[str, Any], interfaces: dict[str, PortView]) -> Routing | 
         password = next(iter(secrets)) if secrets else password
         bfd = bfd or bool(g.get("bfd"))
         max_routes = int(g.get("maximum_routes", max_routes))
+        originate = originate or bool((g.get("default_originate") or {}).get("enabled"))
     owner: dict[str, tuple[str, str]] = {}   # neighbour address -> (local port, local address)
     for port, view in interfaces.items():
         for cidr in view.addresses:
@@ -139,7 +140,8 @@ def _routing(cfg: dict[str, Any], interfaces: dict[str, PortView]) -> Routing | 
         loopback4=lo.get("ip_address"), loopback6=(lo.get("ipv6_addresses") or [None])[0],
         aggregates4=tuple(a for a in aggregates if ":" not in a), aggregates6=tuple(a for a in aggregates if ":" in a),
         transit=transit, maximum_prefixes=max_routes,
-        maximum_prefix_restart_min=restart_s // 60, startup_hold_s=startup_hold, drain_prepend=prepend)
+        maximum_prefix_restart_min=restart_s // 60, startup_hold_s=startup_hold, drain_prepend=prepend,
+        default_originate=originate)
 
 
 def read_eos(name: str, cfg: dict[str, Any]) -> tuple[DeviceView, list[Finding]]:

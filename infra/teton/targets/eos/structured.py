@@ -213,6 +213,8 @@ def _routing(r: Routing) -> dict[str, Any]:
                 pg["password"] = secret_ref(r.password_secret)
             if r.bfd:
                 pg["bfd"] = True
+            if r.default_originate and g.direction == "down":
+                pg["default_originate"] = {"enabled": True}
             peer_groups.append(pg)
             names.append(g.name)
         afs[fam] = {"peer_groups": [{"name": n, "activate": True, "route_map_out": policy.export.name}

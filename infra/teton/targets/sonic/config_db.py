@@ -37,7 +37,7 @@ def _breakouts(device: Device) -> dict[str, dict[str, str]]:
 
 
 DEVICE_TYPE = {"rtsw": "BackEndToRRouter", "ctsw": "BackEndLeafRouter", "atsw": "BackEndSpineRouter",
-               "fe-rsw": "ToRRouter", "fsw": "LeafRouter"}
+               "fe-rsw": "ToRRouter", "fsw": "LeafRouter", "ssw": "SpineRouter"}
 BASIC_COUNTERS = ("PORT", "QUEUE", "PG_WATERMARK", "QUEUE_WATERMARK", "PFCWD")
 
 

@@ -15,7 +15,8 @@ description:
   - "Reads each value first and changes only what differs. A tool or file that is missing is a not-applied item,
     a warning, or a failure with on_missing=fail."
 options:
-  interfaces: {description: NICs with name and rdma_device., type: list, elements: dict, required: true}
+  interfaces: {description: "NICs with their name; an rdma_device when the build knows it (otherwise it is read from
+               /sys/class/net/<name>/device/infiniband).", type: list, elements: dict, required: true}
   pfc_priorities: {description: Priorities with PFC (all others off)., type: list, elements: int, required: true}
   dscp_to_priority: {description: Priority of DSCP 0..63., type: list, elements: int, required: true}
   lossless_priority: {description: The RoCE priority (ECN applies to it)., type: int, required: true}
@@ -90,6 +91,15 @@ def qos_with_mlnx_qos(run, tool, name, p):
                    lambda d=d, prio=prio: run.cmd([tool, "-i", name, "--dscp2prio", f"set,{d},{prio}"]))
 
 
+def rdma_device(name):
+    """The RDMA device on NIC `name`'s PCI function (the front-end NICs shift mlx5_N: never a numbering)."""
+    try:
+        entries = sorted(os.listdir(f"/sys/class/net/{name}/device/infiniband"))
+    except OSError:
+        return None
+    return entries[0] if entries else None
+
+
 def roce_tos(run, name, rdma, tos):
     path = f"/sys/kernel/config/rdma_cm/{rdma}/ports/1/default_roce_tos"
     tool = run.module.get_bin_path("cma_roce_tos")
@@ -154,7 +164,8 @@ def main():
     run = Run(module)
     tool = module.get_bin_path("mlnx_qos")
     for nic in p["interfaces"]:
-        name, rdma = nic["name"], nic.get("rdma_device")
+        name = nic["name"]
+        rdma = nic.get("rdma_device") or rdma_device(name)
         if not os.path.isdir(f"/sys/class/net/{name}"):
             module.fail_json(msg=f"no such interface on this host: {name} (the build says it has it)")
         if tool:
@@ -165,6 +176,9 @@ def main():
                      name, "mlnx_qos not found")
         if rdma:
             roce_tos(run, name, rdma, p["roce_tos"])
+        else:
+            run.miss(f"RDMA-CM ToS {p['roce_tos']}", name, f"no RDMA device under /sys/class/net/{name}/device/"
+                     "infiniband")
         ecn(run, name, p)
         if p["pfc_storm_ms"] is not None:
             storm(run, name, p["pfc_storm_ms"])

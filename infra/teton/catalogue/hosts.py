@@ -1,0 +1,35 @@
+"""The host-platform catalogue (hosts.yaml): each server platform's NICs by name and PCI address.
+
+The host playbooks name every NIC from it (a systemd .link file per NIC, matched on its PCI path), so the names the
+build uses (be0..be7, fe0, fe1) exist on the host before systemd-networkd reads the .network files.  The addresses
+are placeholders until a site fills in its own (hosts.yaml says where they come from).
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+from typing import NamedTuple
+
+import yaml
+
+_BUILTIN = Path(__file__).with_name("hosts.yaml")
+
+
+class HostNic(NamedTuple):
+    name: str      # interface name the build uses, e.g. be0
+    pci: str       # PCI address, domain:bus:device.function
+
+
+@cache
+def host_platforms() -> dict[str, tuple[HostNic, ...]]:
+    """{platform: its NICs in catalogue order}."""
+    entries = yaml.safe_load(_BUILTIN.read_text(encoding="utf-8"))
+    return {e["name"]: tuple(HostNic(n["name"], n["pci"]) for n in e["nics"]) for e in entries}
+
+
+def nic_links(platform: str, names: list[str]) -> tuple[HostNic, ...]:
+    """The catalogue's NICs of `platform` that carry the names in `names` (in that order); a name the catalogue
+    does not list is left out (rule host-nic-unknown reports it)."""
+    by_name = {n.name: n for n in host_platforms().get(platform, ())}
+    return tuple(by_name[n] for n in names if n in by_name)

@@ -1,0 +1,97 @@
+"""Rules over the front end's hosts and shares: what must hold so the cluster works as one network.
+
+- storage-share: every mount a host makes names a share some storage group serves (a Hammerspace export path, a
+  Tectonic namespace), no two shares a host mounts share a mount point, and a share names its group's protocol;
+- services: service hosts need a front end (their only network), unique names, and the scheduler's controller is the
+  slurm-controller service host when the spec has one;
+- frontend-edge: a default route from the spines needs spines;
+- host-nic-unknown: a NIC the build names has no PCI address in the host platform's catalogue, so no .link file
+  names it (warning: the host keeps the kernel's name and the .network file never matches).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+from teton.catalogue.hosts import host_platforms
+from teton.design.hostplan import SERVICE_PLATFORM
+from teton.findings import Finding
+from teton.spec.model import Cluster, RoceBackend
+
+
+def storage_shares(c: Cluster, file: str) -> Iterator[Finding]:
+    exports = {sh.path for g in c.storage if g.role == "hammerspace" for sh in g.shares}
+    namespaces = {sh.name for g in c.storage if g.role == "tectonic" for sh in g.shares}
+    mount_points: dict[tuple[str, str], str] = {}
+    for i, g in enumerate(c.storage):
+        names: set[str] = set()
+        for k, sh in enumerate(g.shares):
+            path = f"storage[{i}].shares[{k}]"
+            if sh.name in names:
+                yield Finding(file, f"{path}.name", f"share {sh.name!r} is named twice in this group",
+                              rule="storage-share")
+            names.add(sh.name)
+            for kind in sh.mounted_by:
+                other = mount_points.setdefault((kind, sh.mount_point), path)
+                if other != path:
+                    yield Finding(file, f"{path}.mount_point", f"{kind} hosts mount {other} at {sh.mount_point} "
+                                  "already", rule="storage-share")
+    client = c.hosts.storage_client
+    for k, m in enumerate(client.hammerspace):
+        if m.export not in exports:
+            known = ", ".join(sorted(exports)) or "none: no hammerspace group has shares"
+            yield Finding(file, f"hosts.storage_client.hammerspace[{k}].export", f"{m.export} is exported by no "
+                          f"storage server (the hammerspace shares' paths: {known}); mount.nfs4 would fail",
+                          rule="storage-share")
+    t = client.tectonic
+    if t is not None and t.namespace not in namespaces:
+        known = ", ".join(sorted(namespaces)) or "none: no tectonic group has shares"
+        yield Finding(file, "hosts.storage_client.tectonic.namespace", f"Tectonic namespace {t.namespace!r} is "
+                      f"served by no storage group (the tectonic shares: {known})", rule="storage-share")
+
+
+def service_hosts(c: Cluster, file: str) -> Iterator[Finding]:
+    if c.services and c.frontend is None:
+        yield Finding(file, "services", "service hosts are placed on the front end, and this spec has none",
+                      rule="services")
+    seen: set[str] = set()
+    for k, h in enumerate(c.services):
+        if h.name in seen:
+            yield Finding(file, f"services[{k}].name", f"service host {h.name!r} is named twice", rule="services")
+        seen.add(h.name)
+    controllers = [h.name for h in c.services if h.role == "slurm-controller"]
+    if controllers and c.scheduler.controller not in controllers:
+        yield Finding(file, "scheduler.controller", f"{c.scheduler.controller!r} is not the slurm-controller "
+                      f"service host ({', '.join(controllers)}): slurmd would look for a controller nobody runs",
+                      rule="services")
+
+
+def frontend_edge(c: Cluster, file: str) -> Iterator[Finding]:
+    fe = c.frontend
+    if fe is not None and fe.edge is not None and fe.edge.default_route and fe.ssw is None:
+        yield Finding(file, "frontend.edge.default_route", "the spines originate the default route, and "
+                      "frontend.ssw gives none", rule="frontend-edge")
+
+
+def host_nic_unknown(c: Cluster, file: str) -> Iterator[Finding]:
+    platforms = host_platforms()
+
+    def check(path: str, platform: str, names: list[str]) -> Iterator[Finding]:
+        known = {n.name for n in platforms.get(platform, ())}
+        missing = [n for n in names if n not in known]
+        if missing:
+            yield Finding(file, path, f"{platform} has no PCI address for {', '.join(missing)} in the host catalogue "
+                          "(teton/catalogue/hosts.yaml): no .link file names it", rule="host-nic-unknown",
+                          severity="warning")
+
+    rails = [f"be{n}" for n in range(c.host.backend_nics)] if isinstance(c.backend, RoceBackend) else []
+    fe = [f"fe{n}" for n in range(c.host.frontend_nics)] if c.frontend is not None else []
+    yield from check("host", c.host.platform, rails + fe)
+    for i, g in enumerate(c.storage):
+        yield from check(f"storage[{i}].nics_per_server", g.platform, [f"fe{n}" for n in range(g.nics_per_server)])
+    for k, h in enumerate(c.services):
+        yield from check(f"services[{k}].nics", SERVICE_PLATFORM, [f"fe{n}" for n in range(h.nics)])
+
+
+FRONTEND_RULES: tuple[Callable[[Cluster, str], Iterator[Finding]], ...] = (
+    storage_shares, service_hosts, frontend_edge, host_nic_unknown)
