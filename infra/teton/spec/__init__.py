@@ -1,5 +1,6 @@
 """The cluster spec: typed model, loaders and JSON Schema."""
 
+from teton.spec.hosts import HostSetup, Scheduler, ServiceHost  # noqa: F401
 from teton.spec.model import (  # noqa: F401
     Addressing,
     AddressPools,
@@ -17,7 +18,6 @@ from teton.spec.model import (  # noqa: F401
     RoceBackend,
     RoceQos,
     RtswTier,
-    ServiceHost,
     Share,
     SswTier,
     StorageRacks,

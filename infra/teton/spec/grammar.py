@@ -64,3 +64,5 @@ Network = Annotated[str, Field(pattern=IP_PATTERN, max_length=49), AfterValidato
 Address = Annotated[str, Field(pattern=IP_PATTERN, max_length=49), AfterValidator(_address)]
 Asn = Annotated[int, Field(ge=1, le=4294967294)]
 SecretName = Annotated[str, AfterValidator(_secret_name), Field(json_schema_extra={"pattern": SECRET_NAME_PATTERN})]
+HostPath = Annotated[str, Field(pattern=HOST_PATH_PATTERN, max_length=255)]
+MountOption = Annotated[str, Field(pattern=r"^[A-Za-z0-9_][A-Za-z0-9_.=:-]{0,63}$")]

@@ -9,24 +9,27 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 
 from teton import limits
+from teton.spec.base import SpecModel, limit_text
 from teton.spec.grammar import (
     ABSOLUTE_PATH_PATTERN,
     BREAKOUT_PATTERN,
-    HOST_PATH_PATTERN,
     RELATIVE_PATH_PATTERN,
     TEXT_PATTERN,
     USER_PATTERN,
     VRF_PATTERN,
     Address,
     Asn,
+    HostPath,
+    MountOption,
     Name,
     Network,
     SecretName,
     Text,
 )
+from teton.spec.hosts import HostSetup, Scheduler, ServiceHost
 
 # A network OS by name (sonic, eos, fboss ...).  Any name parses; the spec rule "nos-no-target" fails a NOS that no
 # registered target renders (teton.targets), so adding a target package is all a new NOS needs.
@@ -36,24 +39,14 @@ BufferClass = Literal["shallow", "deep"]
 DEEP_BUFFER_MB = 1024      # a switch model with this much packet buffer or more is deep-buffered unless it says
 
 
-def _limit(name: str) -> str:
-    """'at most MAX_X = n': the limit a bound comes from, for field descriptions (and so for error messages)."""
-    return f"at most {name} = {getattr(limits, name):,}"
-
-
-class _Model(BaseModel):
-    # allow_inf_nan=False: inf and nan are not numbers a cluster can have, and they break strict JSON output
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, allow_inf_nan=False)
-
-
 # --------------------------------------------------------------------------------------------------- catalogue
 
 
-class PortGroup(_Model):
+class PortGroup(SpecModel):
     """A run of identical front-panel ports of a switch model."""
 
     count: int = Field(ge=1, le=limits.MAX_PORTS_PER_MODEL,
-                       description=f"number of ports in this group; a model has {_limit('MAX_PORTS_PER_MODEL')}")
+                       description=f"number of ports in this group; a model has {limit_text('MAX_PORTS_PER_MODEL')}")
     speed_gbps: int = Field(ge=1, description="native speed of each port")
     lanes: int = Field(ge=1, le=8, description="SerDes lanes per port")
     form_factor: Name = Field(description="cage, e.g. QSFP-DD, OSFP, QSFP56")
@@ -61,7 +54,7 @@ class PortGroup(_Model):
         default_factory=list, max_length=16, description="supported breakout modes, e.g. '2x200G'")
 
 
-class HeadroomOverride(_Model):
+class HeadroomOverride(SpecModel):
     """A vendor's lossless headroom for one port speed and cable length (e.g. from the SKU's pg_profile_lookup.ini)."""
 
     speed_gbps: int = Field(ge=1)
@@ -69,7 +62,7 @@ class HeadroomOverride(_Model):
     xoff_bytes: int = Field(ge=0, le=1 << 30)
 
 
-class SwitchModel(_Model):
+class SwitchModel(SpecModel):
     """A switch model of the catalogue: ports, ASIC and the NOS choices it supports."""
 
     name: Name = Field(description="catalogue key, e.g. minipack2")
@@ -77,13 +70,13 @@ class SwitchModel(_Model):
     asic: Text
     asic_tbps: float = Field(gt=0, description="switching capacity; used ports may not exceed it")
     port_groups: list[PortGroup] = Field(min_length=1, max_length=limits.MAX_PORT_GROUPS,
-                                         description=f"runs of identical ports, {_limit('MAX_PORT_GROUPS')}")
+                                         description=f"runs of identical ports, {limit_text('MAX_PORT_GROUPS')}")
     port_naming: str = Field(pattern=r"^[a-z][a-z0-9-]{0,31}$",
                              description="how the NOS names its ports, a naming a NOS package registers: "
                                          "sonic EthernetN by lane, eos-modular EthernetS/P/1, eos-fixed EthernetN/1, "
                                          "ib 1/C/N")
     slots: int = Field(default=1, ge=1, le=limits.MAX_SLOTS,
-                       description=f"line-card slots (modular chassis), {_limit('MAX_SLOTS')}")
+                       description=f"line-card slots (modular chassis), {limit_text('MAX_SLOTS')}")
     first_slot: int = Field(default=1, ge=1, description="number of the first line-card slot")
     nos: list[Nos] = Field(default_factory=list, description="NOS this model can run")
     platform: dict[Nos, Name] = Field(default_factory=dict, max_length=16, description="per-NOS platform string")
@@ -127,18 +120,18 @@ class SwitchModel(_Model):
 # --------------------------------------------------------------------------------------------------- compute
 
 
-class HostPlatform(_Model):
+class HostPlatform(SpecModel):
     """The GPU server.  Defaults are Grand Teton (docs/sources.md section 4)."""
 
     platform: Literal["grand-teton"] = "grand-teton"
     gpus: int = Field(default=8, ge=1, le=limits.MAX_PER_HOST,
-                      description=f"H100 GPUs per server, {_limit('MAX_PER_HOST')}")
+                      description=f"H100 GPUs per server, {limit_text('MAX_PER_HOST')}")
     gpu_model: Name = Field(default="H100-80GB-HBM3", description="GPU type: the Gres type of slurm.conf/gres.conf")
     backend_nics: int = Field(default=8, ge=1, le=limits.MAX_PER_HOST,
-                              description=f"backend RDMA NICs, paired 1:1 with GPUs, {_limit('MAX_PER_HOST')}")
+                              description=f"backend RDMA NICs, paired 1:1 with GPUs, {limit_text('MAX_PER_HOST')}")
     backend_nic_gbps: int = Field(default=400, ge=1)
     frontend_nics: int = Field(default=2, ge=0, le=limits.MAX_PER_HOST,
-                               description=f"front-end NICs (one per CPU), {_limit('MAX_PER_HOST')}")
+                               description=f"front-end NICs (one per CPU), {limit_text('MAX_PER_HOST')}")
     frontend_nic_gbps: int = Field(default=400, ge=1)
     power_w: int = Field(default=10200, ge=1, description="power per server; not published, overridable")
     height_ru: int = Field(default=4, ge=1, description="rack units per server; not published, overridable")
@@ -147,7 +140,7 @@ class HostPlatform(_Model):
 # --------------------------------------------------------------------------------------------------- backend
 
 
-class Tier(_Model):
+class Tier(SpecModel):
     model: Name = Field(description="switch model: a catalogue key")
     nos: Nos
     medium_down: Medium = Field(default="smf", description="cabling of this tier's downlinks")
@@ -158,17 +151,17 @@ class RtswTier(Tier):
     downlink_speed_gbps: int = Field(default=400, ge=1)
     uplinks_per_ctsw: int = Field(default=1, ge=1, le=limits.MAX_PARALLEL_LINKS,
                                   description="parallel links from each RTSW to each CTSW of its zone, "
-                                              f"{_limit('MAX_PARALLEL_LINKS')}")
+                                              f"{limit_text('MAX_PARALLEL_LINKS')}")
     uplink_speed_gbps: int = Field(default=400, ge=1)
     oversubscription: float = Field(default=1.0, gt=0, description="target downlink:uplink capacity ratio")
 
 
 class CtswTier(Tier):
     per_zone: int = Field(ge=1, le=limits.MAX_CTSW_PER_ZONE,
-                          description=f"CTSWs (spine planes) per zone, {_limit('MAX_CTSW_PER_ZONE')}")
+                          description=f"CTSWs (spine planes) per zone, {limit_text('MAX_CTSW_PER_ZONE')}")
     uplinks_per_atsw: int = Field(default=1, ge=1, le=limits.MAX_PARALLEL_LINKS,
                                   description="parallel links from each CTSW to each ATSW, "
-                                              f"{_limit('MAX_PARALLEL_LINKS')}")
+                                              f"{limit_text('MAX_PARALLEL_LINKS')}")
     uplink_speed_gbps: int = Field(default=400, ge=1)
     oversubscription: float = Field(default=1.0, gt=0, description="target downlink:uplink capacity ratio")
 
@@ -176,10 +169,10 @@ class CtswTier(Tier):
 class AtswTier(Tier):
     count: int = Field(ge=0, le=limits.MAX_ATSW,
                        description="aggregation switches joining the zones; 0 for a single-zone cluster; "
-                                   f"{_limit('MAX_ATSW')}")
+                                   f"{limit_text('MAX_ATSW')}")
 
 
-class EcnThreshold(_Model):
+class EcnThreshold(SpecModel):
     """WRED/ECN marking of the lossless queue for one port speed and buffer class, replacing the design's default
     (docs/qos.md)."""
 
@@ -190,7 +183,7 @@ class EcnThreshold(_Model):
     mark_percent: int = Field(default=5, ge=1, le=100, description="marking probability at max_bytes")
 
 
-class RoceQos(_Model):
+class RoceQos(SpecModel):
     roce_dscp: int = Field(default=26, ge=0, le=63)
     lossless_priority: int = Field(default=3, ge=0, le=7)
     cnp_dscp: int = Field(default=48, ge=0, le=63)
@@ -210,20 +203,20 @@ class RoceQos(_Model):
                                  "10 ms (EOS takes hundredths of a second)")
 
 
-class BgpTimers(_Model):
+class BgpTimers(SpecModel):
     keepalive: int = Field(default=1, ge=0, le=3600)
     hold: int = Field(default=3, ge=0, le=3600)
     connect_retry: int = Field(default=1, ge=1, le=3600)
 
 
-class Bgp(_Model):
+class Bgp(SpecModel):
     timers: BgpTimers = BgpTimers()
     bfd: bool = False
     password_secret: SecretName | None = Field(
         default=None, description="name of the secret holding the session password (letters, digits and '_')")
 
 
-class AsnPlan(_Model):
+class AsnPlan(SpecModel):
     """eBGP per RFC 7938 with 4-byte private ASNs (4200000000-4294967294)."""
 
     atsw: Asn = Field(default=4200000000, description="one ASN shared by all ATSWs")
@@ -232,18 +225,18 @@ class AsnPlan(_Model):
     rtsw_zone_stride: int = Field(default=1000, ge=1)
 
 
-class AddressPools(_Model):
+class AddressPools(SpecModel):
     loopbacks: Network | None = Field(default=None, description="/32 or /128 per switch")
     fabric_links: Network | None = Field(default=None, description="/31 or /127 per switch-to-switch link")
     host_links: Network | None = Field(default=None, description="per-RTSW block of /31 or /127 NIC links")
 
 
-class Addressing(_Model):
+class Addressing(SpecModel):
     ipv4: AddressPools | None = None
     ipv6: AddressPools | None = None
 
 
-class RoceBackend(_Model):
+class RoceBackend(SpecModel):
     kind: Literal["roce"] = "roce"
     rtsw: RtswTier
     ctsw: CtswTier
@@ -261,7 +254,7 @@ class RoceBackend(_Model):
                              "to every path they send, so traffic moves to their peers")
 
 
-class IbTier(_Model):
+class IbTier(SpecModel):
     """A tier of the InfiniBand fat tree: a catalogue switch model (Quantum-2 QM9700 unless said otherwise)."""
 
     model: Name = Field(default="nvidia-qm9700", description="switch model: a catalogue key")
@@ -283,7 +276,7 @@ class IbSpineTier(IbTier):
                                                    "default: as few spines as fit (two levels), 1 (three levels)")
 
 
-class IbQos(_Model):
+class IbQos(SpecModel):
     """Service levels onto virtual lanes, the same on every port of the subnet."""
 
     enabled: bool = True
@@ -297,18 +290,18 @@ class IbQos(_Model):
 PKEY_DEFAULT = 0x7FFF
 
 
-class IbPartition(_Model):
+class IbPartition(SpecModel):
     """A tenant's partition: a P_Key and its full members (every HCA of the hosts it names)."""
 
     name: str = Field(pattern=r"^[A-Za-z][A-Za-z0-9_.-]{0,31}$")
     pkey: int = Field(ge=1, lt=PKEY_DEFAULT, description="15-bit P_Key; 0x7fff is the default partition")
     zones: list[int] = Field(default_factory=list, max_length=99, description="SUs whose hosts are members")
     hosts: list[Name] = Field(default_factory=list, max_length=limits.MAX_PARTITION_HOSTS,
-                             description=f"more member hosts, by name, {_limit('MAX_PARTITION_HOSTS')}")
+                             description=f"more member hosts, by name, {limit_text('MAX_PARTITION_HOSTS')}")
     ipoib: bool = Field(default=True, description="IPoIB may run on it (OpenSM creates its broadcast group)")
 
 
-class IbSubnetManager(_Model):
+class IbSubnetManager(SpecModel):
     """The subnet manager (OpenSM) that routes the fabric, in an HA pair by default."""
 
     routing_engine: str = Field(default="ftree", pattern=r"^[a-z0-9_-]{1,32}$",
@@ -328,7 +321,7 @@ class IbSubnetManager(_Model):
                          description="OpenSM's log and dump files")
 
 
-class InfinibandBackend(_Model):
+class InfinibandBackend(SpecModel):
     """A rail-optimized Quantum-2 fat tree routed by a subnet manager (docs/sources.md section 3).
 
     A zone is a scalable unit (SU): racks_per_zone x hosts_per_rack nodes; HCA i of every node goes to leaf i of its
@@ -352,17 +345,15 @@ class InfinibandBackend(_Model):
     subnet_manager: IbSubnetManager = IbSubnetManager()
     qos: IbQos = IbQos()
     partitions: list[IbPartition] = Field(default_factory=list, max_length=limits.MAX_PARTITIONS,
-                                          description=f"tenant partitions, {_limit('MAX_PARTITIONS')}")
+                                          description=f"tenant partitions, {limit_text('MAX_PARTITIONS')}")
 
 
 # ---------------------------------------------------------------------------------------- front end and storage
 
 # An absolute path of letters, digits, '_', '.', '-' (no '..'): mount points and file-system roots on the hosts.
-HostPath = Annotated[str, Field(pattern=HOST_PATH_PATTERN, max_length=255)]
-MountOption = Annotated[str, Field(pattern=r"^[A-Za-z0-9_][A-Za-z0-9_.=:-]{0,63}$")]
 
 
-class FrontendAsn(_Model):
+class FrontendAsn(SpecModel):
     ssw: Asn = Field(default=4209000000, description="one ASN shared by every front-end spine (SSW), as the ATSWs "
                                                      "share one on the backend (RFC 7938)")
     fsw: Asn = Field(default=4210000000, description="FSW ASN of zone z is fsw + z; storage racks use zone 0")
@@ -374,14 +365,14 @@ class SswTier(Tier):
     """Front-end spines: plane j (1 .. fsw_per_zone) joins FSW j of every zone and of the storage racks."""
 
     per_plane: int = Field(default=1, ge=1, le=limits.MAX_SSW_PER_PLANE,
-                           description=f"spine switches per plane, {_limit('MAX_SSW_PER_PLANE')}")
+                           description=f"spine switches per plane, {limit_text('MAX_SSW_PER_PLANE')}")
     uplinks_per_ssw: int = Field(default=1, ge=1, le=limits.MAX_PARALLEL_LINKS,
                                  description="parallel links from each FSW to each spine of its plane, "
-                                             f"{_limit('MAX_PARALLEL_LINKS')}")
+                                             f"{limit_text('MAX_PARALLEL_LINKS')}")
     uplink_speed_gbps: int = Field(default=400, ge=1, description="speed of an FSW-SSW link")
 
 
-class Edge(_Model):
+class Edge(SpecModel):
     """The site's uplinks of the front end: a default route the spines originate (the site's routers are reached
     some other way, or not at all: a closed cluster)."""
 
@@ -389,7 +380,7 @@ class Edge(_Model):
                                                            "hosts' default routes end at the spines, not at an RSW")
 
 
-class Frontend(_Model):
+class Frontend(SpecModel):
     """Front-end network: one RSW per compute, storage and service rack, uplinked to the FSWs of its zone; spine
     planes (`ssw`) join the FSWs of all zones."""
 
@@ -399,10 +390,11 @@ class Frontend(_Model):
                                                           "them every zone's front end is an island")
     edge: Edge | None = Field(default=None, description="the site's uplinks (a default route the spines originate)")
     fsw_per_zone: int = Field(default=4, ge=1, le=limits.MAX_FSW_PER_ZONE,
-                              description=f"FSWs per zone (and for the storage racks), {_limit('MAX_FSW_PER_ZONE')}")
+                              description="FSWs per zone (and for the storage racks), "
+                                          f"{limit_text('MAX_FSW_PER_ZONE')}")
     uplinks_per_fsw: int = Field(default=1, ge=1, le=limits.MAX_PARALLEL_LINKS,
                                  description="parallel links from each RSW to each FSW, "
-                                             f"{_limit('MAX_PARALLEL_LINKS')}")
+                                             f"{limit_text('MAX_PARALLEL_LINKS')}")
     host_link_speed_gbps: int = Field(default=400, ge=1)
     uplink_speed_gbps: int = Field(default=400, ge=1)
     mtu: int = Field(default=9100, ge=1280, le=9216)
@@ -415,7 +407,7 @@ class Frontend(_Model):
 MountedBy = Literal["gpu", "service"]
 
 
-class Share(_Model):
+class Share(SpecModel):
     """What a storage group serves and who mounts it: an NFS export (Hammerspace) or a Tectonic namespace (FUSE).
     Servers export exactly the shares; clients mount exactly them."""
 
@@ -429,29 +421,30 @@ class Share(_Model):
         description="mount options as mount(8) takes them (NFS: vers=4.2, nconnect=N, hard ...)")
 
 
-class StorageRacks(_Model):
+class StorageRacks(SpecModel):
     role: Literal["tectonic", "hammerspace"]
-    racks: int = Field(ge=1, le=limits.MAX_STORAGE_RACKS, description=f"storage racks, {_limit('MAX_STORAGE_RACKS')}")
+    racks: int = Field(ge=1, le=limits.MAX_STORAGE_RACKS,
+                       description=f"storage racks, {limit_text('MAX_STORAGE_RACKS')}")
     servers_per_rack: int = Field(ge=1, le=limits.MAX_SERVERS_PER_RACK,
-                                  description=f"storage servers per rack, {_limit('MAX_SERVERS_PER_RACK')}")
+                                  description=f"storage servers per rack, {limit_text('MAX_SERVERS_PER_RACK')}")
     drives_per_server: int = Field(default=16, ge=1, description="E1.S SSDs per Sierra Point server")
     drive_tb: float = Field(default=15.36, gt=0)
     nic_gbps: int = Field(default=200, ge=1, description="front-end NIC speed per server (not published)")
     nics_per_server: int = Field(default=1, ge=1, le=limits.MAX_NICS_PER_SERVER,
-                                 description=f"front-end NICs per server, {_limit('MAX_NICS_PER_SERVER')}")
+                                 description=f"front-end NICs per server, {limit_text('MAX_NICS_PER_SERVER')}")
     power_w: int = Field(default=600, ge=1, description="power per server (not published)")
     platform: Literal["sierra-point"] = "sierra-point"
     shares: list[Share] = Field(default_factory=list, max_length=limits.MAX_SHARES,
-                                description=f"what these servers serve and who mounts it, {_limit('MAX_SHARES')}")
+                                description=f"what these servers serve and who mounts it, {limit_text('MAX_SHARES')}")
 
 
 # --------------------------------------------------------------------------------------------------- management
 
 
-_ENTRIES = _limit("MAX_MANAGEMENT_ENTRIES")
+_ENTRIES = limit_text("MAX_MANAGEMENT_ENTRIES")
 
 
-class Management(_Model):
+class Management(SpecModel):
     prefixes: list[Network] = Field(default_factory=list, max_length=limits.MAX_MANAGEMENT_ENTRIES,
                                     description=f"prefixes admitted to the management plane, {_ENTRIES}")
     network: Network | None = Field(default=None, description="out-of-band network the switches' mgmt ports are in")
@@ -479,138 +472,10 @@ class Management(_Model):
                                           description="name of the secret holding its password's SHA-512 crypt hash")
 
 
-# ------------------------------------------------------------------------------------ hosts (Ansible) and scheduler
-
-NcclSubsys = Literal["INIT", "COLL", "P2P", "SHM", "NET", "GRAPH", "TUNING", "ENV", "ALLOC", "CALL", "PROXY", "NVLS",
-                     "BOOTSTRAP", "REG", "ALL"]
-
-
-class HostNetwork(_Model):
-    """How the GPU hosts' backend NICs are configured (Ansible role backend_nics)."""
-
-    renderer: Literal["networkd", "netplan"] = Field(
-        default="networkd", description="systemd-networkd .network files, or one netplan YAML per host")
-    route_table_base: int = Field(default=100, ge=1, le=250 - limits.MAX_PER_HOST,
-                                  description="routing table of the NIC on rail n is base + n (one table per NIC)")
-    rule_priority_base: int = Field(default=1000, ge=1, le=32000,
-                                    description="priority of the rule sending NIC n's source address to its table "
-                                                "is base + n (below the main table's 32766)")
-    lldp: bool = Field(default=True, description="lldpd on the backend NICs, so each NIC's switch port can be checked")
-
-
-class Nccl(_Model):
-    """NCCL and PyTorch settings written to every GPU host (/etc/nccl.conf, the flight recorder's environment)."""
-
-    gid_index: int | None = Field(default=None, ge=0, le=255, description="NCCL_IB_GID_INDEX, fixed; default none: "
-                                  "NCCL picks the RoCE v2 GID of the rail's address at run time (the GID table's "
-                                  "order depends on address order and DAD, so index 3 is not always IPv4 RoCE v2)")
-    ib_timeout: int = Field(default=22, ge=1, le=31, description="NCCL_IB_TIMEOUT: 4.096 us x 2^n per retry; Meta's "
-                                                                 "idle RTT is ~22 us, far above NCCL's assumption")
-    debug: Literal["VERSION", "WARN", "INFO", "TRACE"] = Field(default="WARN", description="NCCL_DEBUG")
-    debug_subsys: list[NcclSubsys] = Field(default_factory=list, max_length=16, description="NCCL_DEBUG_SUBSYS")
-    trace_buffer_size: int = Field(default=2000, ge=0, le=1_000_000,
-                                   description="TORCH_NCCL_TRACE_BUFFER_SIZE: entries the PyTorch flight recorder "
-                                               "keeps per rank (0 turns it off)")
-    dump_on_timeout: bool = Field(default=True, description="TORCH_NCCL_DUMP_ON_TIMEOUT: dump the flight recorder "
-                                                            "when a collective times out")
-    dump_dir: HostPath = Field(default="/var/tmp/nccl-trace", description="where the flight recorder's dumps go")
-
-
-class TectonicMount(_Model):
-    """The Tectonic FUSE client: a systemd unit mounting the cluster's Tectonic namespace."""
-
-    mount_point: HostPath = "/mnt/tectonic"
-    namespace: str = Field(default="checkpoints", pattern=r"^[a-z][a-z0-9_-]{0,63}$")
-    options: list[MountOption] = Field(default_factory=lambda: ["allow_other", "default_permissions"],
-                                       max_length=32)
-
-
-class NfsMount(_Model):
-    """One Hammerspace NFS export mounted on the GPU hosts."""
-
-    name: str = Field(pattern=r"^[a-z][a-z0-9_-]{0,31}$")
-    mount_point: HostPath
-    export: HostPath
-    nconnect: int = Field(default=16, ge=1, le=16, description="TCP connections per mount (Linux allows 16)")
-    options: list[MountOption] = Field(default_factory=lambda: ["hard", "noatime", "rsize=1048576",
-                                                                "wsize=1048576"], max_length=32)
-
-
-class StorageClient(_Model):
-    """Mounts beyond the storage groups' `shares` (which the GPU and service hosts mount as they say): each must
-    name a share some storage group serves (rule storage-share)."""
-
-    tectonic: TectonicMount | None = Field(default=None, description="a Tectonic FUSE mount; its namespace must be "
-                                                                     "a share of a tectonic group")
-    hammerspace: list[NfsMount] = Field(default_factory=list, max_length=16,
-                                        description="NFSv4.2 mounts; each export must be the path of a share of a "
-                                                    "hammerspace group")
-    hammerspace_server: Address | None = Field(
-        default=None, description="NFS server (the Hammerspace metadata service); default: the first Hammerspace "
-                                  "server's front-end address")
-
-
-class StorageServer(_Model):
-    """Sierra Point storage servers: one file system per E1.S drive, NFS exports on Hammerspace servers."""
-
-    filesystem: Literal["xfs", "ext4"] = "xfs"
-    mount_root: HostPath = Field(default="/srv", description="drive n of a server of role R mounts at "
-                                                             "<mount_root>/<R>/dNN")
-    mount_options: list[MountOption] = Field(default_factory=lambda: ["noatime", "nofail"], max_length=32)
-    export_options: list[MountOption] = Field(default_factory=lambda: ["rw", "sync", "no_subtree_check"],
-                                              max_length=32)
-    format_drives: bool = Field(default=False, description="create file systems on empty drives (destructive: off "
-                                                           "unless asked)")
-
-
-class HostSetup(_Model):
-    """What the host playbooks configure (playbooks/, from build/<cluster>/ansible/)."""
-
-    network: HostNetwork = HostNetwork()
-    nccl: Nccl = Nccl()
-    storage_client: StorageClient = StorageClient()
-    storage_server: StorageServer = StorageServer()
-
-
-class Scheduler(_Model):
-    """Slurm: node definitions, gres.conf and topology.conf from the Fabric (rack switch -> zone -> cluster)."""
-
-    kind: Literal["slurm"] = "slurm"
-    controller: str = Field(default="slurmctl", pattern=r"^[a-z][a-z0-9-]{0,62}$", description="controller host name")
-    controller_address: Address | None = None
-    partition: str = Field(default="gpu", pattern=r"^[a-z][a-z0-9_-]{0,31}$")
-    slurmctld_port: int = Field(default=6817, ge=1, le=65535)
-    slurmd_port: int = Field(default=6818, ge=1, le=65535)
-    sockets: int = Field(default=2, ge=1, le=16, description="CPU sockets per GPU host (Grand Teton: 2)")
-    cores_per_socket: int = Field(default=48, ge=1, le=1024, description="not published: set it to what "
-                                                                         "`slurmd -C` prints on a host")
-    threads_per_core: int = Field(default=2, ge=1, le=8)
-    real_memory_mb: int = Field(default=1_900_000, ge=1, description="not published: set it to what `slurmd -C` "
-                                                                     "prints")
-    health_check_interval_s: int = Field(default=300, ge=0, le=86400,
-                                         description="how often slurmd runs the node health check (0: never)")
-
-
-# --------------------------------------------------------------------------------------------------- service hosts
-
-
-class ServiceHost(_Model):
-    """A host the cluster needs besides GPU and storage servers (the Slurm controller; InfiniBand subnet managers):
-    placed in a service rack with a port on its RSW, addresses, cabling and an inventory entry."""
-
-    name: str = Field(pattern=r"^[a-z][a-z0-9-]{0,62}$", description="host name")
-    role: Literal["slurm-controller", "subnet-manager"]
-    nics: int = Field(default=2, ge=1, le=limits.MAX_NICS_PER_SERVER,
-                      description=f"front-end NICs (fe0 ...), {_limit('MAX_NICS_PER_SERVER')}")
-    nic_gbps: int = Field(default=100, ge=1, description="front-end NIC speed (not published: ours)")
-    height_ru: int = Field(default=1, ge=1, le=8)
-    power_w: int = Field(default=500, ge=1, description="power per server (not published)")
-
-
 # --------------------------------------------------------------------------------------------------- the cluster
 
 
-class Rack(_Model):
+class Rack(SpecModel):
     """A compute rack that differs from the others (`racks:`, by rack name)."""
 
     hosts: int = Field(ge=0, le=16, description="GPU servers installed in this rack, at most hosts_per_rack (which "
@@ -618,7 +483,7 @@ class Rack(_Model):
                        "were taken out")
 
 
-class Cluster(_Model):
+class Cluster(SpecModel):
     """A GPU training cluster: the root of a spec."""
 
     name: str = Field(pattern=r"^[a-z][a-z0-9-]{0,30}$", description="cluster name; names the build folder")
@@ -635,10 +500,10 @@ class Cluster(_Model):
     storage: list[StorageRacks] = Field(default_factory=list)
     services: list[ServiceHost] = Field(default_factory=list, max_length=limits.MAX_SERVICE_HOSTS,
                                         description="service hosts, all in one service rack of the front end's zone 0 "
-                                                    f"(with the storage racks), {_limit('MAX_SERVICE_HOSTS')}")
+                                                    f"(with the storage racks), {limit_text('MAX_SERVICE_HOSTS')}")
     management: Management = Management()
     switch_models: list[SwitchModel] = Field(default_factory=list, max_length=limits.MAX_SWITCH_MODELS,
                                              description="extra catalogue entries; same name overrides the built-in; "
-                                                         f"{_limit('MAX_SWITCH_MODELS')}")
+                                                         f"{limit_text('MAX_SWITCH_MODELS')}")
     hosts: HostSetup = Field(default_factory=HostSetup, description="what the host playbooks configure")
     scheduler: Scheduler = Field(default_factory=Scheduler, description="the Slurm files of the build")
