@@ -269,7 +269,7 @@ def list_targets(as_json: bool) -> None:
 
 @main.group()
 def twin() -> None:
-    """Digital twin of a build's backend fabric: network namespaces, real FRR, GPU hosts (needs root).
+    """Digital twin of a build's backend and front end: network namespaces, real FRR, every server (needs root).
 
     `up` takes a spec (rendered first) or a build folder; the other commands take the twin: its name, or the spec or
     build folder it came from (only the cluster's name is read from it: the twin runs and checks the build it was
@@ -337,12 +337,14 @@ def twin_verify(spec: str, ping_sample: int | None, as_json: bool) -> None:
               help="for a switch: kill its daemons, freeze them (peers notice at the hold timer), or cut its links")
 @click.option("--json", "as_json", is_flag=True)
 def twin_fail(spec: str, what: str, how: str, as_json: bool) -> None:
-    """Fail a switch (DEVICE) or a link (DEVICE:PORT) and measure how long the fabric takes to reconverge."""
+    """Fail a switch (DEVICE) or a link (DEVICE:PORT): how long the fabric takes to reconverge, which racks lost
+    paths, and whether every host still reaches its rails' peers and, over the front end, storage and the
+    scheduler (exit 1 if not)."""
     from teton.twin import service
 
     with _progress(f"failing {what}"):
         r = _twin_call(service.fail, as_json, spec, what, how)
-    _twin_out(r, as_json, not r.reconvergence.ecmp_mismatched)
+    _twin_out(r, as_json, r.survived)
 
 
 @twin.command("restore")

@@ -1,11 +1,15 @@
 """What the design promises a running fabric shows, under any failures: sessions per switch, ECMP width per
-destination, same-rail reachability.  One definition, checked by the twin's verify, deploy's health checks and gates.
+destination, same-rail reachability over the backend, and, where the cluster has a front end, every GPU host reaching
+every storage server and service host over it.  One definition, checked by the twin's verify, deploy's health checks
+and gates.
 
 All of it is computed from the Fabric of a build, never from the spec.
 
 eBGP with RFC 7938 ASNs routes valley-free (up some tiers, then down) on shortest AS paths, and with multipath every
 equal shortest path is used.  So the expected next hops of switch x towards rack switch t are the links to alive
-neighbours on a shortest valley-free path, computed here on the Fabric with failed devices and links removed.
+neighbours on a shortest valley-free path, computed here on the Fabric with failed devices and links removed.  The
+routed networks are the RoCE backend and the front end (both eBGP on RFC 7938 tiers); they share no link, so one model
+holds both and a switch's probes stay inside its own network.
 
 `promise(fabric, failures, sampling)` gives what to check (a `Promise`); `check(promise, observer)` asks an `Observer`
 (the twin, a live switch) what it shows and returns the differences (a `Report`).  Sampling is a parameter: the twin's
@@ -24,10 +28,13 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any, Protocol
 
-from teton.fabric.model import Fabric
-from teton.fabric.roles import tier_levels
+from teton.fabric.model import Fabric, Interface
+from teton.fabric.roles import role, server_link_kinds, tier_levels
 
-TIER = tier_levels("roce")     # the routed backend's switch roles and their levels, from the racks up
+ROUTED = ("roce", "frontend")  # the networks routed by eBGP between switch tiers (InfiniBand is routed by its SM)
+TIER = {r: level for net in ROUTED for r, level in tier_levels(net).items()}   # their switch roles and levels
+RACK_ROLES = tuple(sorted(r for r, level in TIER.items() if level == 1))      # rtsw, fe-rsw
+FRONTEND_NICS = server_link_kinds("frontend")
 INF = 1 << 30
 ECMP_SAMPLE = 512      # (switch, remote rack) ECMP widths checked on a big fabric
 PING_SAMPLE = 1024     # same-rail (host, host, NIC, family) pings on a big fabric; all of them when fewer
@@ -137,33 +144,43 @@ class PingProbe:
 @dataclass(frozen=True)
 class Sampling:
     """How much of the promise to check: at most `ecmp` ECMP widths (from `ecmp_from`, None: every routed switch)
-    and `pings` same-rail pings.  A fixed sample: the same fabric gives the same probes."""
+    `pings` same-rail pings and `reach` front-end pings.  A fixed sample: the same fabric gives the same probes."""
 
     ecmp: int = ECMP_SAMPLE
     pings: int = PING_SAMPLE
     ecmp_from: tuple[str, ...] | None = None
+    reach: int = PING_SAMPLE     # front-end pings from GPU hosts to storage servers and service hosts
 
 
 @dataclass(frozen=True)
 class Promise:
     """What a running fabric must show: Established sessions per switch, ECMP widths, same-rail reachability
-    (`pings_total`: how many same-rail pairs there are in all, of which `pings` is the sample)."""
+    (`pings_total`: how many same-rail pairs there are in all, of which `pings` is the sample), and the front end's
+    reachability from GPU hosts to storage and service hosts (`reach` of `reach_total`)."""
 
     sessions: dict[str, int]
     ecmp: tuple[EcmpProbe, ...]
     pings: tuple[PingProbe, ...]
     pings_total: int
+    reach: tuple[PingProbe, ...] = ()
+    reach_total: int = 0
 
 
 def ecmp_probes(fabric: Fabric, sample: int, sources: Sequence[str] | None = None) -> list[tuple[str, str]]:
     """(switch, remote rack switch) pairs whose ECMP width is checked (a fixed sample on a big fabric), from
     `sources` (None: every routed switch)."""
     switches = sorted(n for n, d in fabric.devices.items() if d.role in TIER) if sources is None else sorted(sources)
-    racks = sorted(n for n, d in fabric.devices.items() if d.role == "rtsw")
-    pairs = [(x, t) for x in switches for t in racks if x != t]
+    racks = sorted(n for n, d in fabric.devices.items() if d.role in RACK_ROLES)
+    net = {n: _network(fabric, n) for n in (*switches, *racks)}
+    pairs = [(x, t) for x in switches for t in racks if x != t and net[x] == net[t]]
     if len(pairs) > sample:
         pairs = sorted(random.Random(0).sample(pairs, sample))
     return pairs
+
+
+def _network(fabric: Fabric, name: str) -> str | None:
+    r = role(fabric.devices[name].role)
+    return r.network if r is not None else None
 
 
 def expected_ecmp(fabric: Fabric, failures: Failures, pairs: Sequence[tuple[str, str]]) -> tuple[EcmpProbe, ...]:
@@ -195,11 +212,19 @@ def expected_sessions(fabric: Fabric, switches: Sequence[str], failures: Failure
     return out
 
 
-def same_rail_pairs(fabric: Fabric, sample: int) -> tuple[tuple[PingProbe, ...], int]:
-    """NIC i of host a to NIC i of host b, both families; a fixed sample of at most `sample` of them, and how many
-    there are in all."""
+def _attached(fabric: Fabric, failures: Failures, host: str, interface: Interface) -> bool:
+    """Whether a server's NIC still has its switch: the switch alive and the cable up."""
+    cable = frozenset({f"{host}:{interface.name}", f"{interface.peer}:{interface.peer_port}"})
+    return interface.peer not in failures.devices and cable not in {frozenset(x) for x in failures.links}
+
+
+def same_rail_pairs(fabric: Fabric, sample: int,
+                    failures: Failures = NO_FAILURES) -> tuple[tuple[PingProbe, ...], int]:
+    """NIC i of host a to NIC i of host b, both families, both NICs still attached under `failures`; a fixed sample
+    of at most `sample` of them, and how many there are in all."""
     hosts = sorted(n for n, d in fabric.devices.items() if d.role == "host")
-    nics = {h: {i.name: i for i in fabric.devices[h].interfaces if i.kind == "host-rtsw"} for h in hosts}
+    nics = {h: {i.name: i for i in fabric.devices[h].interfaces
+                if i.kind == "host-rtsw" and _attached(fabric, failures, h, i)} for h in hosts}
     rails = sorted({nic for h in hosts for nic in nics[h]})
     out = []
     for rail in rails:
@@ -215,12 +240,69 @@ def same_rail_pairs(fabric: Fabric, sample: int) -> tuple[tuple[PingProbe, ...],
     return tuple(out), total
 
 
+def front_address(fabric: Fabric, name: str, family: str, failures: Failures = NO_FAILURES) -> str | None:
+    """The first front-end address of server `name` in `family` ("ipv4", "ipv6") on a NIC still attached under
+    `failures`, without its length."""
+    for i in fabric.devices[name].interfaces:
+        address = getattr(i, family) if i.kind in FRONTEND_NICS and _attached(fabric, failures, name, i) else None
+        if address:
+            return str(address).split("/")[0]
+    return None
+
+
+def frontend_pairs(fabric: Fabric, sample: int,
+                   failures: Failures = NO_FAILURES) -> tuple[tuple[PingProbe, ...], int]:
+    """Each GPU host's first front-end address to the first of every storage server and service host (the NFS and
+    Tectonic servers, the Slurm controller), both families, from and to NICs still attached under `failures`; a
+    fixed sample of at most `sample` of them, and how many there are in all."""
+    hosts = sorted(n for n, d in fabric.devices.items() if d.role == "host")
+    servers = sorted(n for n, d in fabric.devices.items() if d.role in ("storage", "service"))
+    out = []
+    for fam in ("ipv4", "ipv6"):
+        dst = {s: front_address(fabric, s, fam, failures) for s in servers}
+        for h in hosts:
+            src = front_address(fabric, h, fam, failures)
+            out += [PingProbe(h, src, s, d) for s in servers if src and (d := dst[s])]
+    total = len(out)
+    if total > sample:
+        out = sorted(random.Random(2).sample(out, sample), key=lambda p: (p.host, p.src, p.peer, p.dst))
+    return tuple(out), total
+
+
+@dataclass(frozen=True)
+class RackPaths:
+    """Equal-cost paths from rack switch `rack` towards rack switch `towards` (its first uplink hop's ECMP width),
+    without failures and under them."""
+
+    rack: str
+    towards: str
+    before: int
+    after: int
+
+
+def lost_paths(fabric: Fabric, failures: Failures) -> tuple[RackPaths, ...]:
+    """Every ordered pair of rack switches of one routed network (neither failed) whose ECMP width `failures` cut:
+    what the hosts behind them lose.  `after == 0`: no path left."""
+    healthy, hurt = NO_FAILURES.model(fabric), failures.model(fabric)
+    racks = sorted(n for n in hurt.alive if fabric.devices[n].role in RACK_ROLES)
+    out = []
+    for x in racks:
+        for t in racks:
+            if x != t and _network(fabric, x) == _network(fabric, t):
+                before, after = healthy.next_hops(x, t), hurt.next_hops(x, t)
+                if after < before:
+                    out.append(RackPaths(x, t, before, after))
+    return tuple(out)
+
+
 def promise(fabric: Fabric, switches: Sequence[str], failures: Failures = NO_FAILURES,
             sampling: Sampling = Sampling()) -> Promise:
-    """What the design promises `switches` (their sessions) and the fabric (ECMP, same-rail pings) show."""
-    pings, total = same_rail_pairs(fabric, max(0, sampling.pings))
+    """What the design promises `switches` (their sessions) and the fabric (ECMP, same-rail pings, front-end
+    reachability) show."""
+    pings, total = same_rail_pairs(fabric, max(0, sampling.pings), failures)
+    reach, reach_total = frontend_pairs(fabric, max(0, sampling.reach), failures)
     ecmp = expected_ecmp(fabric, failures, ecmp_probes(fabric, sampling.ecmp, sampling.ecmp_from))
-    return Promise(expected_sessions(fabric, switches, failures), ecmp, pings, total)
+    return Promise(expected_sessions(fabric, switches, failures), ecmp, pings, total, reach, reach_total)
 
 
 # ------------------------------------------------------------------------------------------------------ checking
@@ -263,18 +345,21 @@ class Report:
     sessions: tuple[SessionMismatch, ...]
     ecmp: tuple[EcmpMismatch, ...]
     pings: tuple[PingProbe, ...]            # the failed ones
-    seconds: dict[str, float]               # "sessions", "pings", "ecmp"
+    seconds: dict[str, float]               # "sessions", "pings", "reach", "ecmp"
+    reach: tuple[PingProbe, ...] = ()       # the failed front-end pings
 
     @property
     def unchecked(self) -> tuple[str, ...]:
         """What the promise had nothing to probe for."""
-        counts = (("sessions", sum(self.promise.sessions.values())), ("same-rail pings", len(self.promise.pings)),
-                  ("ECMP widths", len(self.promise.ecmp)))
+        counts = [("sessions", sum(self.promise.sessions.values())), ("same-rail pings", len(self.promise.pings)),
+                  ("ECMP widths", len(self.promise.ecmp))]
+        if self.promise.reach_total:       # a cluster with servers on a front end
+            counts.append(("front-end reach", len(self.promise.reach)))
         return tuple(what for what, n in counts if n == 0)
 
     @property
     def ok(self) -> bool:
-        return not self.sessions and not self.ecmp and not self.pings
+        return not self.sessions and not self.ecmp and not self.pings and not self.reach
 
     def problems(self, named: bool = True) -> list[str]:
         """One line per difference; `named=False` leaves out the switch (a one-switch check)."""
@@ -287,13 +372,14 @@ class Report:
         out += [f"{f'{m.probe.switch}: ' if named else ''}{m.got} next hops towards {m.probe.towards} "
                 f"({m.probe.prefix}), the design has {m.probe.width}" for m in self.ecmp]
         out += [f"{p.host} ({p.src}) does not reach {p.peer} ({p.dst})" for p in self.pings]
+        out += [f"{p.host} ({p.src}) does not reach {p.peer} ({p.dst}) over the front end" for p in self.reach]
         return out
 
 
 def check(expected: Promise, observer: Observer, parallel: int = 8, sessions_at_least: bool = False) -> Report:
-    """Ask `observer` for every probe of `expected`: sessions, then same-rail pings, then ECMP widths.  A switch
-    must have exactly its expected sessions; with `sessions_at_least`, at least those (a live switch may have peers
-    of its own beside the design's)."""
+    """Ask `observer` for every probe of `expected`: sessions, then same-rail and front-end pings, then ECMP widths.
+    A switch must have exactly its expected sessions; with `sessions_at_least`, at least those (a live switch may
+    have peers of its own beside the design's)."""
     t0 = time.monotonic()
     got = {sw: observer.established(sw) for sw in expected.sessions}
     sessions = tuple(SessionMismatch(sw, got[sw], want) for sw, want in expected.sessions.items()
@@ -302,13 +388,16 @@ def check(expected: Promise, observer: Observer, parallel: int = 8, sessions_at_
     with ThreadPoolExecutor(parallel) as pool:
         reached = list(pool.map(observer.reaches, expected.pings))
         t2 = time.monotonic()
+        front = list(pool.map(observer.reaches, expected.reach))
+        t2r = time.monotonic()
         widths = list(pool.map(lambda p: observer.nexthops(p.switch, p.prefix), expected.ecmp))
     t3 = time.monotonic()
     return Report(
         promise=expected, established=sum(max(g, 0) for g in got.values()), sessions=sessions,
         ecmp=tuple(EcmpMismatch(p, w) for p, w in zip(expected.ecmp, widths, strict=True) if w != p.width),
         pings=tuple(p for p, ok in zip(expected.pings, reached, strict=True) if not ok),
-        seconds={"sessions": t1 - t0, "pings": t2 - t1, "ecmp": t3 - t2})
+        reach=tuple(p for p, ok in zip(expected.reach, front, strict=True) if not ok),
+        seconds={"sessions": t1 - t0, "pings": t2 - t1, "reach": t2r - t2, "ecmp": t3 - t2r})
 
 
 def wait_until_kept(expected: Promise, observer: Observer, timeout: float, interval: float = 0.2,

@@ -47,8 +47,8 @@ def register(build, mode="twin"):
 def test_one_switch_resource_per_twin_switch_with_its_files_as_inputs(lab_build, lab_fabric):
     summary, reqs = register(lab_build)
     switches = {n for t, n in reqs if t == "teton:index:Switch"}
-    assert switches == {d.name for d in lab_fabric.switches() if d.role in ("rtsw", "ctsw", "atsw")}
-    assert summary["switches"] == 14 and len(summary["not_on_twin"]) == 15    # the front end: 7 RSWs, 6 FSWs, 2 SSWs
+    assert switches == {d.name for d in lab_fabric.switches()}        # the backend and the front end
+    assert summary["switches"] == 29 and summary["not_on_twin"] == []
     r = reqs[("teton:index:Switch", "z01-ctsw01")]
     files = {k: v for k, v in r.object.fields["files"].struct_value.items()}
     assert set(files) == {"startup-config", "structured-config.json"}
@@ -56,7 +56,8 @@ def test_one_switch_resource_per_twin_switch_with_its_files_as_inputs(lab_build,
     assert PREFIX + "bgp_backend" in files["startup-config"]      # references, never values
     assert r.parent.endswith("teton:index:Rack::z01-n01") and "teton:index:Zone" in r.parent
     racks = {n for t, n in reqs if t == "teton:index:HostRack"}
-    assert racks == {"z01-r001-hosts", "z01-r002-hosts", "z02-r001-hosts", "z02-r002-hosts"}
+    assert racks == {"z01-r001-hosts", "z01-r002-hosts", "z02-r001-hosts", "z02-r002-hosts",
+                     "s1-r01-hosts", "s2-r01-hosts", "svc-r01-hosts"}      # storage and service racks too
 
 
 def test_waves_chain_through_gates(lab_build):

@@ -10,15 +10,33 @@ from teton.targets.frr import render_frr
 from teton.twin.artifacts import twin_plan
 
 
-def test_plan_has_backend_switches_hosts_and_cabled_links(lab_build):
+def test_plan_has_both_routed_networks_every_server_and_cabled_links(lab_build):
     source = twin_plan(lab_build)
     kinds = {n.name: n.kind for n in source.plan.nodes}
     assert source.plan.name == "lab"
-    assert sum(k == "switch" for k in kinds.values()) == 14 and sum(k == "host" for k in kinds.values()) == 8
-    assert not any(name.endswith("frsw") or "fsw" in name for name in kinds)      # backend only
-    assert len(source.plan.links) == 96 and all(link.mtu == 9100 for link in source.plan.links)
+    # backend: 4 RTSW, 8 CTSW, 2 ATSW; front end: 7 RSW (4 compute, 2 storage, 1 service), 6 FSW, 2 spines
+    assert sum(k == "switch" for k in kinds.values()) == 29
+    assert {"z01-r001-frsw", "st-fsw01", "ssw01-01", "svc-r01-frsw"} <= set(kinds)
+    # 8 GPU hosts, 6 storage servers, the Slurm controller
+    assert sum(k == "host" for k in kinds.values()) == 15 and kinds["slurmctl"] == kinds["s2-r01-sp01"] == "host"
+    # 96 backend links; front end: 16 GPU + 6 storage + 2 service NICs, 14 RSW-FSW, 6 FSW-spine
+    assert len(source.plan.links) == 96 + 24 + 14 + 6 and all(link.mtu == 9100 for link in source.plan.links)
     sessions = expected_sessions(source.fabric, sorted(source.origin), NO_FAILURES)
-    assert sessions["z01-r001-rtsw"] == 8 and sessions["atsw01"] == 16 and sum(sessions.values()) == 128
+    assert sessions["z01-r001-rtsw"] == 8 and sessions["atsw01"] == 16
+    assert sessions["z01-r001-frsw"] == 2 and sessions["z01-fsw01"] == 3 and sessions["ssw01-01"] == 3   # IPv4 only
+    assert sum(sessions.values()) == 128 + 40
+
+
+def test_servers_route_the_front_end_by_one_ecmp_default_and_each_rail_by_its_source(lab_build):
+    nodes = {n.name: n for n in twin_plan(lab_build).plan.nodes}
+    gpu = nodes["z01-r001-h1"]
+    assert {i.name for i in gpu.interfaces} == {f"be{n}" for n in range(8)} | {"fe0", "fe1"}
+    assert gpu.routes == (("default", "10.192.0.0", "fe0"), ("default", "10.192.0.2", "fe1"))
+    assert not any(dev.startswith("fe") for _, _, dev in gpu.source_routes)
+    assert {dev for _, _, dev in gpu.source_routes} == {f"be{n}" for n in range(8)}
+    storage = nodes["s2-r01-sp01"]
+    assert [i.name for i in storage.interfaces] == ["fe0"] and storage.routes == (("default", "10.192.0.48", "fe0"),)
+    assert [r[2] for r in nodes["slurmctl"].routes] == ["fe0", "fe1"] and nodes["slurmctl"].source_routes == ()
 
 
 def test_sonic_switches_run_their_rendered_frr_conf_unchanged(lab_build):
@@ -40,7 +58,7 @@ def test_eos_switches_run_the_frr_spelling_of_exactly_the_designed_routing(lab_b
 
 def test_hosts_route_each_nic_to_its_own_rack_switch_port(lab_build):
     host = next(n for n in twin_plan(lab_build).plan.nodes if n.name == "z01-r001-h1")
-    assert len(host.interfaces) == 8
+    assert len(host.interfaces) == 8 + 2
     assert ("10.64.0.3", "10.64.0.2", "be1") in host.source_routes
     assert ("fd00:1::5", "fd00:1::4", "be1") in host.source_routes
 

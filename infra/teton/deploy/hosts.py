@@ -4,9 +4,9 @@
   the rack's group (`rack_z01_r001`); secrets reach the roles as `TETON_SECRET_<name>` environment variables of that
   run only (`suppress_env_files`, so nothing is written to the runner's folder).  A failed host fails the rack.
 - twin: the twin's hosts are network namespaces without a root file system for the playbooks to configure; their
-  rails were set from the build at `teton twin up`.  The rack resource checks that every rail address of its hosts'
-  variables is on the host's namespace, and fails when one is missing (a build whose host addressing changed needs
-  a new twin).
+  rails and front-end NICs were set from the build at `teton twin up`.  The rack resource checks that every rail and
+  front-end address of its hosts' variables is on the host's namespace, and fails when one is missing (a build whose
+  host addressing changed needs a new twin).
 """
 
 from __future__ import annotations
@@ -49,8 +49,9 @@ class TwinHosts:
         problems = []
         for host in rack.hosts:
             rel = f"ansible/host_vars/{host}.json"
-            want = {a for rail in unwrap(json.loads(rack.files.get(rel, "{}"))).get("teton_rails", [])
-                    for a in rail.get("addresses", [])}
+            variables = unwrap(json.loads(rack.files.get(rel, "{}")))
+            want = {a for nic in (*variables.get("teton_rails", []), *variables.get("teton_frontend", []))
+                    for a in nic.get("addresses", [])}
             try:
                 ns = self.twin.netns(host)
             except Exception:   # noqa: BLE001
@@ -60,7 +61,7 @@ class TwinHosts:
             have = {f"{a['local']}/{a['prefixlen']}" for link in json.loads(out.stdout or "[]")
                     for a in link.get("addr_info", [])}
             if missing := sorted(want - have):
-                problems.append(f"{host}: rail addresses not on the twin host: {', '.join(missing[:4])}")
+                problems.append(f"{host}: addresses not on the twin host: {', '.join(missing[:4])}")
         if problems:
             raise TetonError(f"rack {rack.rack}: " + "; ".join(problems[:6]))
 

@@ -39,7 +39,8 @@ from teton.deploy.inputs import (
 )
 from teton.deploy.registrar import Registrar, StepFailed
 from teton.deploy.rollout import RolloutPolicy, Wave, plan_waves
-from teton.fabric.roles import tier_roles
+from teton.expect import TIER
+from teton.fabric.roles import server_roles
 from teton.findings import TetonError
 from teton.secrets import SecretError, SecretKind, references, secret_value
 from teton.twin.artifacts import plan_name
@@ -67,8 +68,8 @@ def playbooks_digest(folder: Path) -> str:
 
 
 def on_twin(d: Placement) -> bool:
-    """What the twin runs: the backend switches and the GPU hosts."""
-    return d.role in tier_roles("roce") or d.role == "host"
+    """What the twin runs: the switches of the routed networks (RoCE backend, front end) and every server."""
+    return d.role in TIER or d.role in server_roles()
 
 
 def zone_name(d: Placement) -> str:
@@ -117,7 +118,7 @@ def plan_stack(settings: Settings) -> StackPlan:
         waves.append((w, members, _gate(w, devices, files, common)))
     hosts_by_rack: dict[str, list[str]] = defaultdict(list)
     for d in managed:
-        if d.nos is None and (d.role == "host" or live):
+        if d.nos is None and d.role in server_roles():
             hosts_by_rack[d.rack].append(d.name)
             racks.setdefault(d.rack, zone_name(d))
     playbooks = playbooks_digest(settings.playbooks) if live and settings.playbooks.is_dir() else ""

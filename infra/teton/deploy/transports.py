@@ -85,7 +85,7 @@ class TwinTransport:
         ECMP width towards a sample of the other racks; waits up to `timeout` seconds for both."""
         from teton.twin.service import TwinObserver
 
-        sampling = Sampling(ecmp=TWIN_CHECK_ECMP, pings=0, ecmp_from=(device.name,))
+        sampling = Sampling(ecmp=TWIN_CHECK_ECMP, pings=0, ecmp_from=(device.name,), reach=0)
         report = wait_until_kept(device_promise(device, sampling), TwinObserver(self.twin), timeout)
         return report.problems(named=False)
 

@@ -174,6 +174,6 @@ def live_check(device: Device, count: Callable[[], int], timeout: float) -> list
     asks the switch how many are Established; a live switch is asked for its sessions only."""
     from teton.expect import Sampling, wait_until_kept
 
-    report = wait_until_kept(device_promise(device, Sampling(ecmp=0, pings=0)), SessionsOnly(count), timeout,
+    report = wait_until_kept(device_promise(device, Sampling(ecmp=0, pings=0, reach=0)), SessionsOnly(count), timeout,
                              interval=1.0, sessions_at_least=True)
     return report.problems(named=False)

@@ -1,9 +1,12 @@
-"""A rendered build folder -> a TwinPlan of its backend fabric (switches, GPU hosts, links), and nothing else.
+"""A rendered build folder -> a TwinPlan of its routed networks: the RoCE backend and the front end (switches, GPU
+hosts, storage servers, service hosts, links), and nothing else.
 
 The twin deploys artifacts, never the spec.  Every target reads its own files back (`teton.targets`): a SONiC switch
 runs its rendered `frr.conf` unchanged with the addresses of its `config_db.json`; a switch whose NOS cannot run here
-(EOS) runs the FRR spelling (`teton.targets.frr`) of the routing read back from its structured config; hosts get
-their NICs from `hosts/backend.json`, each NIC source-routed to its own rack switch port (one rail per NIC).  Links and
+(EOS) runs the FRR spelling (`teton.targets.frr`) of the routing read back from its structured config.  A server is
+the union of what the targets read back about it: a GPU host's rails from `hosts/backend.json`, each source-routed to
+its own rack switch port (one rail per NIC); every server's front-end NICs from its Ansible host variables
+(`teton_frontend`, what the host_nics role configures), with one ECMP default route over them.  Links and
 expectations come from the build's `fabric.json`.
 """
 
@@ -14,8 +17,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from teton.buildfolder import BuildFolder, device_dir
+from teton.expect import FRONTEND_NICS, ROUTED, TIER
 from teton.fabric.model import Fabric
-from teton.fabric.roles import link_kinds, tier_roles
+from teton.fabric.roles import link_kinds
 from teton.findings import Finding, SpecError, TetonError
 from teton.targets import DeviceView, RenderContext
 from teton.targets.frr import render_frr
@@ -78,25 +82,35 @@ def switch_frr_conf(view: DeviceView, fabric: Fabric) -> str:
     return conf
 
 
-def _host(view: DeviceView) -> TwinNode:
-    interfaces = tuple(TwinInterface(name, port.addresses, port.mtu or 1500)
-                       for name, port in view.interfaces.items())
+def _host(views: list[DeviceView], fabric: Fabric) -> TwinNode:
+    """A server from every view of it: backend NICs source-routed (a rail's traffic leaves by its own NIC), the
+    front-end NICs sharing one ECMP default route per family (as host_nics writes it); without a front end, the
+    default route goes by the first backend NIC."""
+    name = views[0].name
+    ports = {n: p for v in views for n, p in sorted(v.interfaces.items())}
+    device = fabric.devices[name]
+    front = {n for n in ports if (i := device.interface(n)) is not None and i.kind in FRONTEND_NICS}
     routes: list[tuple[str, str, str]] = []
     source: list[tuple[str, str, str]] = []
-    for name, port in view.interfaces.items():
+    for nic, port in ports.items():
         for addr in port.addresses:
             gw = next((g for g in port.gateways if (":" in g) == (":" in addr)), None)
             if gw is None:
                 continue
-            if not any((":" in r[1]) == (":" in gw) for r in routes):
-                routes.append(("default", gw, name))
-            source.append((addr.split("/")[0], gw, name))
-    return TwinNode(name=view.name, kind="host", interfaces=interfaces, frr_conf=None, routes=tuple(routes),
+            if nic in front:
+                routes.append(("default", gw, nic))
+                continue
+            if not front and not any((":" in r[1]) == (":" in gw) for r in routes):
+                routes.append(("default", gw, nic))
+            source.append((addr.split("/")[0], gw, nic))
+    interfaces = tuple(TwinInterface(n, p.addresses, p.mtu or 1500) for n, p in ports.items())
+    return TwinNode(name=name, kind="host", interfaces=interfaces, frr_conf=None, routes=tuple(routes),
                     source_routes=tuple(source))
 
 
 def twin_plan(build: BuildFolder | Path, name: str | None = None) -> TwinSource:
-    """The backend fabric of the build folder `build` as a twin plan (named after the cluster unless `name`)."""
+    """The routed networks of the build folder `build` (backend and front end) as a twin plan (named after the
+    cluster unless `name`)."""
     source = build if isinstance(build, BuildFolder) else BuildFolder(build)
     fabric = source.fabric()
     if fabric.backend != "roce":
@@ -106,8 +120,11 @@ def twin_plan(build: BuildFolder | Path, name: str | None = None) -> TwinSource:
     views, problems = read_views(source, fabric, RenderContext(validate=False), vendor=False)
     if problems:
         raise SpecError(problems)
-    by_name = {v.name: v for v in views}
-    links = [link for link in fabric.links if link.kind in link_kinds("roce")]
+    by_name: dict[str, list[DeviceView]] = {}
+    for v in views:
+        by_name.setdefault(v.name, []).append(v)
+    kinds = {k for net in ROUTED for k in link_kinds(net)}
+    links = [link for link in fabric.links if link.kind in kinds]
     wanted = sorted({link.a.device for link in links} | {link.b.device for link in links})
     nodes: list[TwinNode] = []
     out = TwinSource(TwinPlan(name or plan_name(fabric.name), (), ()), fabric)
@@ -116,12 +133,11 @@ def twin_plan(build: BuildFolder | Path, name: str | None = None) -> TwinSource:
         raise SpecError([Finding(device_dir(d), "", "no files for this device in the build (rendered with --only?)",
                                  rule="twin") for d in missing])
     for d in wanted:
-        view = by_name[d]
-        if fabric.devices[d].role in tier_roles("roce"):
-            node, origin = _switch(view, fabric)
+        if fabric.devices[d].role in TIER:
+            node, origin = _switch(by_name[d][0], fabric)
             out.origin[d] = origin
         else:
-            node = _host(view)
+            node = _host(by_name[d], fabric)
         nodes.append(node)
     mtu = {(n.name, i.name): i.mtu for n in nodes for i in n.interfaces}
     plan_links = tuple(TwinLink(link.a.device, link.a.port, link.b.device, link.b.port,

@@ -9,7 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from teton.expect import EcmpMismatch, Failures, PingProbe, SessionMismatch
+from teton.expect import EcmpMismatch, Failures, PingProbe, RackPaths, SessionMismatch
+
+
+def pings_json(probes: tuple[PingProbe, ...]) -> list[dict[str, str]]:
+    return [{"from": p.host, "src": p.src, "to": p.peer, "dst": p.dst} for p in probes]
 
 
 def ecmp_json(mismatches: tuple[EcmpMismatch, ...]) -> list[dict[str, Any]]:
@@ -65,9 +69,8 @@ class PingCheck:
     seconds: float
 
     def to_json(self) -> dict[str, Any]:
-        return {"pinged": self.pinged, "of": self.of,
-                "failed": [{"from": p.host, "src": p.src, "to": p.peer, "dst": p.dst} for p in self.failed],
-                "hosts": self.hosts, "seconds": self.seconds}
+        return {"pinged": self.pinged, "of": self.of, "failed": pings_json(self.failed), "hosts": self.hosts,
+                "seconds": self.seconds}
 
 
 @dataclass(frozen=True)
@@ -92,11 +95,13 @@ class VerifyReport:
     same_rail_ping: PingCheck
     ecmp: EcmpCheck
     eos_as_frr: tuple[str, ...]
+    frontend_ping: PingCheck | None = None     # GPU hosts -> storage servers and service hosts; None: no front end
 
     def to_json(self) -> dict[str, Any]:
         return {"twin": self.twin, "ok": self.ok, "failures": self.failures.to_json(),
                 "unchecked": list(self.unchecked), "bgp": self.bgp.to_json(),
                 "same_rail_ping": self.same_rail_ping.to_json(), "ecmp": self.ecmp.to_json(),
+                "frontend_ping": self.frontend_ping.to_json() if self.frontend_ping else None,
                 "eos_as_frr": list(self.eos_as_frr)}
 
 
@@ -115,13 +120,31 @@ class Reconvergence:
 
 @dataclass(frozen=True)
 class FailResult:
+    """A failure applied: how fast the fabric settled, which rack pairs lost paths by design (`lost`, from
+    `teton.expect.lost_paths`), and whether every host still reached what it must once it settled (`probed`
+    pings, same-rail and front-end, of which `unreached` failed).  Survived: settled as designed, nothing cut
+    off, every ping answered."""
+
     twin: str
     failed: str                                # the switch or link 'device:port' taken down
     how: str                                   # kill, freeze, links, or "link down"
     reconvergence: Reconvergence
+    lost: tuple[RackPaths, ...] = ()
+    probed: int = 0
+    unreached: tuple[PingProbe, ...] = ()
+
+    @property
+    def survived(self) -> bool:
+        return not self.reconvergence.ecmp_mismatched and not self.unreached and all(p.after for p in self.lost)
 
     def to_json(self) -> dict[str, Any]:
-        return {"twin": self.twin, "failed": self.failed, "how": self.how,
+        cut = sum(1 for p in self.lost if not p.after)
+        return {"twin": self.twin, "failed": self.failed, "how": self.how, "survived": self.survived,
+                "summary": f"{len(self.lost)} rack pairs lost paths ({cut} of them every path); "
+                           f"{self.probed - len(self.unreached)} of {self.probed} pings answered after it settled",
+                "lost_paths": [{"rack": p.rack, "towards": p.towards, "paths": f"{p.before} -> {p.after}"}
+                               for p in self.lost],
+                "unreached": pings_json(self.unreached),
                 "reconvergence": self.reconvergence.to_json()}
 
 

@@ -1,4 +1,5 @@
-"""`teton twin up | verify | fail | restore | down`: the digital twin of a build's backend fabric on this machine.
+"""`teton twin up | verify | fail | restore | down`: the digital twin of a build's routed networks (the RoCE backend
+and the front end, with every GPU host, storage server and service host) on this machine.
 
 `up` takes a spec (rendered exactly as `teton render` does) or a build folder, and snapshots the build into the twin's
 state folder; from then on every verb reads only that snapshot: what runs comes from its artifacts, what is expected
@@ -29,6 +30,7 @@ from teton.expect import (
     PingProbe,
     Sampling,
     expected_sessions,
+    lost_paths,
     promise,
     wait_until_kept,
 )
@@ -38,6 +40,7 @@ from teton.findings import TetonError
 from teton.secrets import resolve
 from teton.spec.load import load_spec
 from teton.twin.artifacts import plan_name, twin_plan
+from teton.twin.capacity import check_fits
 from teton.twin.plan import TwinPlan
 from teton.twin.reports import (
     BgpCheck,
@@ -196,6 +199,7 @@ def up(which: str, secrets: Mapping[str, str] | None = None) -> TwinUp:
         else:
             build_spec(which, _snapshot_dir(name))
         plan = twin_plan(build_folder(name), name)
+        check_fits(name, len(plan.origin), sum(1 for n in plan.plan.nodes if n.kind == "host"))
     except BaseException:
         shutil.rmtree(root, ignore_errors=True)
         raise
@@ -238,7 +242,7 @@ def _with_secrets(plan: TwinPlan, secrets: Mapping[str, str]) -> TwinPlan:
 def _wait_ecmp(twin: Twin, fabric: Fabric, failures: Failures,
                timeout: float) -> tuple[float, tuple[EcmpMismatch, ...]]:
     t0 = time.monotonic()
-    report = wait_until_kept(promise(fabric, [], failures, Sampling(pings=0)), TwinObserver(twin), timeout,
+    report = wait_until_kept(promise(fabric, [], failures, Sampling(pings=0, reach=0)), TwinObserver(twin), timeout,
                              interval=0.05)
     return time.monotonic() - t0, report.ecmp
 
@@ -250,7 +254,7 @@ def verify(which: str, *, ping_sample: int = PING_SAMPLE) -> VerifyReport:
     meta = _load_meta(name)
     fabric = _fabric(name)
     twin = load_twin(name)
-    expected = promise(fabric, meta.switches, meta.failures, Sampling(pings=ping_sample))
+    expected = promise(fabric, meta.switches, meta.failures, Sampling(pings=ping_sample, reach=ping_sample))
     report = check_promise(expected, TwinObserver(twin))
     seconds = {k: round(v, 3) for k, v in report.seconds.items()}
     return VerifyReport(
@@ -262,6 +266,9 @@ def verify(which: str, *, ping_sample: int = PING_SAMPLE) -> VerifyReport:
                                  hosts=len(fabric.by_role("host")), seconds=seconds["pings"]),
         ecmp=EcmpCheck(checked=len(expected.ecmp), mismatched=report.ecmp, seconds=seconds["ecmp"]),
         eos_as_frr=meta.as_frr,
+        frontend_ping=PingCheck(pinged=len(expected.reach), of=expected.reach_total, failed=report.reach,
+                                hosts=len(fabric.by_role("host")), seconds=seconds["reach"])
+        if expected.reach_total else None,
     )
 
 
@@ -312,8 +319,11 @@ def fail(which: str, what: str, how: str = "kill") -> FailResult:
         failures = replace(failures, links=(*failures.links, link))
     meta = replace(meta, failures=failures)
     _save_meta(name, meta)
-    return FailResult(twin=name, failed=what, how=how if link is None else "link down",
-                      reconvergence=_reconverge(twin, fabric, meta, failures, t0))
+    settled = _reconverge(twin, fabric, meta, failures, t0)
+    after = check_promise(promise(fabric, [], failures, Sampling(ecmp=0)), TwinObserver(twin))
+    return FailResult(twin=name, failed=what, how=how if link is None else "link down", reconvergence=settled,
+                      lost=lost_paths(fabric, failures), probed=len(after.promise.pings) + len(after.promise.reach),
+                      unreached=after.pings + after.reach)
 
 
 def restore(which: str) -> RestoreResult:

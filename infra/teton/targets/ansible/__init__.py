@@ -27,11 +27,12 @@ import yaml
 
 from teton.buildfolder import host_vars_path
 from teton.fabric.model import Fabric
+from teton.fabric.roles import server_link_kinds, server_roles
 from teton.findings import Finding, SpecError
 from teton.targets.ansible import variables as v
 from teton.targets.ansible.argspec import ArgspecError, RoleSpec, role_spec, site_roles
 from teton.targets.ansible.unsafe import Dumper, Loader, mark_yaml, unwrap, wrap_json
-from teton.targets.base import BuildFileError, BuildFiles, DeviceView, Files, RenderContext, Target
+from teton.targets.base import BuildFileError, BuildFiles, DeviceView, Files, PortView, RenderContext, Target
 
 DIR = "ansible"
 INVENTORY = f"{DIR}/inventory.yml"
@@ -252,18 +253,42 @@ class AnsibleTarget(Target):
 
     def read_back(self, source: BuildFiles, fabric: Fabric, ctx: RenderContext,
                   vendor: bool = True) -> tuple[list[DeviceView], list[Finding]]:
-        """No views (hosts/backend.json gives the hosts' views); with `vendor`, the written variables checked again
-        against the schema and the roles' argument specs."""
-        if not vendor or fabric.hosts is None or not (fabric.by_role("host") or fabric.by_role("storage")):
+        """A view of every server's front end (its NICs towards its RSW, as `teton_frontend` in its host variables
+        says: what the host_nics role configures); with `vendor`, the written variables checked again against the
+        schema and the roles' argument specs.  A GPU host's backend NICs are `hosts/backend.json`'s view."""
+        servers = sorted(n for n, d in fabric.devices.items() if d.role in server_roles())
+        if fabric.hosts is None or not servers:
             return [], []
         try:
+            views = [_frontend_view(source, h) for h in servers
+                     if any(i.kind in FRONTEND_KINDS for i in fabric.devices[h].interfaces)]
+            if not vendor:
+                return [v for v in views if v.interfaces], []
             docs = build_documents(fabric)
             written = Documents()
             written.groups, written.children = docs.groups, docs.children
             written.files = {rel: _load(source, rel) for rel in docs.files}
         except BuildFileError as exc:
             return [], [Finding(exc.path, "", exc.problem, rule="io")]
-        return [], check_documents(written)
+        return [v for v in views if v.interfaces], check_documents(written)
+
+
+FRONTEND_KINDS = server_link_kinds("frontend")
+
+
+def _frontend_view(source: BuildFiles, host: str) -> DeviceView:
+    """The front-end NICs of `host` as its variables file spells them (read as Ansible reads it: unwrapped)."""
+    rel = host_vars_path(host)
+    nics = _load(source, rel).get("teton_frontend") or []
+    view = DeviceView(host, "host", rel, qos_file=rel)
+    try:
+        for n, nic in enumerate(nics):
+            view.interfaces[str(nic["name"])] = PortView(
+                int(nic["mtu"]), tuple(str(a) for a in nic["addresses"]), f"teton_frontend[{n}].mtu",
+                tuple(str(g) for g in (nic.get("gateway4"), nic.get("gateway6")) if g))
+    except (KeyError, TypeError, ValueError) as exc:
+        raise BuildFileError(rel, f"teton_frontend is not what teton writes: {type(exc).__name__}: {exc}") from None
+    return view
 
 
 def _load(source: BuildFiles, rel: str) -> dict[str, Any]:
