@@ -47,8 +47,9 @@ def test_playbooks_configure_the_twins_hosts_and_the_fabric_verifies(twin, tmp_p
     spec, report = twin
     build = service.state_dir("lab") / "build"
     hosts = sorted(yaml.safe_load((build / "ansible/inventory.yml").read_text())["all"]["children"]["gpu"]["hosts"])
-    assert len(hosts) == report.hosts == 8
-    # hand the hosts' rails to the playbooks: the twin's own addresses, rules and routes are removed first
+    assert len(hosts) == 8 and report.hosts == 8 + 6 + 1           # and 6 storage servers, the Slurm controller
+    # hand the hosts' rails to the playbooks: the twin's own rail addresses, rules and routes are removed first (the
+    # front end stays as the twin set it: host_nics writes networkd files, applied by networkd on a real host)
     for host in hosts:
         ns = _ns(host)
         for fam in ("-4", "-6"):
@@ -59,8 +60,10 @@ def test_playbooks_configure_the_twins_hosts_and_the_fabric_verifies(twin, tmp_p
         for n in range(8):
             h.run("ip", "-n", ns, "addr", "flush", "dev", f"be{n}", "scope", "global")
         for fam in ("-4", "-6"):
-            for table in ["main", *map(str, range(100, 132))]:
+            for table in map(str, range(100, 132)):
                 h.run("ip", "-n", ns, fam, "route", "flush", "table", table, check=False)
+            for n in range(8):
+                h.run("ip", "-n", ns, fam, "route", "flush", "table", "main", "dev", f"be{n}", check=False)
     assert not service.verify(str(spec)).ok                      # the hosts are unconfigured now
     roots = tmp_path / "roots"
     for host in hosts:
