@@ -351,8 +351,9 @@ class Report:
     @property
     def unchecked(self) -> tuple[str, ...]:
         """What the promise had nothing to probe for."""
-        counts = [("sessions", sum(self.promise.sessions.values())), ("same-rail pings", len(self.promise.pings)),
-                  ("ECMP widths", len(self.promise.ecmp))]
+        counts = [("sessions", sum(self.promise.sessions.values())), ("ECMP widths", len(self.promise.ecmp))]
+        if self.promise.pings_total:       # a routed backend with hosts (InfiniBand's rails are not pinged here)
+            counts.insert(1, ("same-rail pings", len(self.promise.pings)))
         if self.promise.reach_total:       # a cluster with servers on a front end
             counts.append(("front-end reach", len(self.promise.reach)))
         return tuple(what for what, n in counts if n == 0)

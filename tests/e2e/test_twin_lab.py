@@ -225,7 +225,7 @@ def test_a_twin_too_big_for_the_machine_is_refused_before_anything_starts(spec, 
     from teton.twin import capacity, service
 
     service.down("lab")
-    monkeypatch.setattr(capacity.Machine, "here", classmethod(lambda cls: cls(cores=1, available_mib=800)))
+    monkeypatch.setattr(capacity.Machine, "here", classmethod(lambda cls: cls(cores=1, available_mib=960)))
     with pytest.raises(TetonError, match=r"has 29 switches and 15 hosts; .* runs at most 15 switches"):
         service.up(str(spec))
     assert _namespaces() == [] and not service.state_dir("lab").exists()

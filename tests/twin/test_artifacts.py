@@ -78,7 +78,25 @@ def test_ecmp_model_matches_the_design_and_narrows_under_failures(lab_fabric):
     assert m.next_hops("z01-r001-rtsw", "z01-r002-rtsw") == 3
 
 
-def test_an_infiniband_build_is_refused_with_a_pointer_to_the_simulator(lab_ib_build):
-    with pytest.raises(TetonError, match=r"'lab-ib' has an infiniband backend; the twin runs a routed Ethernet "
-                                         r"backend in FRR.*ibsim.*OpenSM.*teton ib verify"):
-        twin_plan(lab_ib_build)
+def test_an_infiniband_clusters_twin_is_its_front_end(lab_ib_build):
+    source = twin_plan(lab_ib_build)
+    assert source.networks == ("frontend",)
+    roles = {source.fabric.devices[n.name].role for n in source.plan.nodes}
+    assert roles == {"fe-rsw", "fsw", "ssw", "host", "storage", "service"}          # no leaf, spine or core
+    gpu = next(n for n in source.plan.nodes if source.fabric.devices[n.name].role == "host")
+    assert {i.name for i in gpu.interfaces} == {"fe0", "fe1"} and gpu.source_routes == ()
+
+
+def test_a_cluster_without_a_routed_network_is_refused_with_a_pointer_to_the_simulator(tmp_path):
+    import yaml
+
+    from tests.helpers import INVENTORY, write_spec
+    from teton.build import build
+
+    data = yaml.safe_load((INVENTORY / "lab-ib.yaml").read_text())
+    for key in ("frontend", "storage", "services"):
+        data.pop(key, None)
+    folder = build(str(write_spec(tmp_path, data, "ib-only.yaml")), tmp_path / "build").path
+    with pytest.raises(TetonError, match=r"'lab-ib' has an infiniband backend and no front end; the twin runs "
+                                         r"routed Ethernet networks in FRR.*ibsim.*OpenSM.*teton ib verify"):
+        twin_plan(folder)

@@ -22,7 +22,7 @@ def test_a_twin_that_fits_passes_and_one_too_big_is_refused_with_the_size_that_w
     with pytest.raises(TetonError) as exc:
         check_fits("big", 3320, 4000, small)
     message = str(exc.value)
-    assert "3320 switches and 4000 hosts" in message and "at most 230 switches" in message
+    assert "3320 switches and 4000 hosts" in message and f"at most {2 * SWITCHES_PER_CORE} switches" in message
     assert f"{-(-3320 // SWITCHES_PER_CORE)} cores" in message
 
 

@@ -26,6 +26,10 @@ def verify_summary(report: VerifyReport) -> str:
                      f"({', '.join(sorted(m.switch for m in bgp.mismatched)[:4])})")
     if ping.failed:
         parts.append(f"{len(ping.failed)}/{ping.pinged} same-rail pings failed")
+    if report.frontend_ping is not None and report.frontend_ping.failed:
+        front = report.frontend_ping
+        parts.append(f"{len(front.failed)}/{front.pinged} front-end pings failed "
+                     f"({', '.join(sorted({f'{p.host} -> {p.peer}' for p in front.failed})[:3])})")
     if ecmp.mismatched:
         parts.append(f"{len(ecmp.mismatched)} ECMP widths off the design")
     if report.unchecked:

@@ -46,6 +46,8 @@ class TwinSource:
     plan: TwinPlan
     fabric: Fabric
     origin: dict[str, SwitchOrigin] = field(default_factory=dict)
+    networks: tuple[str, ...] = ()     # the routed networks it runs: "roce", "frontend" (an InfiniBand cluster: its
+                                       # front end; the backend is ibsim's and OpenSM's)
 
     def as_frr(self) -> list[str]:
         """The switches that run the FRR spelling of their read-back routing, sorted."""
@@ -109,25 +111,26 @@ def _host(views: list[DeviceView], fabric: Fabric) -> TwinNode:
 
 
 def twin_plan(build: BuildFolder | Path, name: str | None = None) -> TwinSource:
-    """The routed networks of the build folder `build` (backend and front end) as a twin plan (named after the
-    cluster unless `name`)."""
+    """The routed networks of the build folder `build` (a RoCE backend, the front end) as a twin plan (named after
+    the cluster unless `name`); an InfiniBand cluster's twin is its front end."""
     source = build if isinstance(build, BuildFolder) else BuildFolder(build)
     fabric = source.fabric()
-    if fabric.backend != "roce":
-        raise TetonError(f"cluster {fabric.name!r} has an {fabric.backend} backend; the twin runs a routed "
-                         "Ethernet backend in FRR.  An InfiniBand fabric is simulated by ibsim and routed by a real "
-                         "OpenSM (tests/ib/test_opensm_sim.py), and checked with `teton ib verify`")
+    networks = tuple(net for net in ROUTED if any(link.kind in link_kinds(net) for link in fabric.links))
+    if not networks:
+        raise TetonError(f"cluster {fabric.name!r} has an {fabric.backend} backend and no front end; the twin runs "
+                         "routed Ethernet networks in FRR.  An InfiniBand fabric is simulated by ibsim and routed by "
+                         "a real OpenSM (tests/ib/test_opensm_sim.py), and checked with `teton ib verify`")
     views, problems = read_views(source, fabric, RenderContext(validate=False), vendor=False)
     if problems:
         raise SpecError(problems)
     by_name: dict[str, list[DeviceView]] = {}
     for v in views:
         by_name.setdefault(v.name, []).append(v)
-    kinds = {k for net in ROUTED for k in link_kinds(net)}
+    kinds = {k for net in networks for k in link_kinds(net)}
     links = [link for link in fabric.links if link.kind in kinds]
     wanted = sorted({link.a.device for link in links} | {link.b.device for link in links})
     nodes: list[TwinNode] = []
-    out = TwinSource(TwinPlan(name or plan_name(fabric.name), (), ()), fabric)
+    out = TwinSource(TwinPlan(name or plan_name(fabric.name), (), ()), fabric, networks=networks)
     missing = [d for d in wanted if d not in by_name]
     if missing:
         raise SpecError([Finding(device_dir(d), "", "no files for this device in the build (rendered with --only?)",

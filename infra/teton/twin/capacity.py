@@ -15,8 +15,8 @@ from pathlib import Path
 
 from teton.findings import TetonError
 
-SWITCHES_PER_CORE = 115   # ~230 switches converge on 2 cores within bench_twin's 120 s limit
-MIB_PER_SWITCH = 40       # zebra + bgpd resident memory per switch: ~37 MiB measured on the lab (29 switches)
+SWITCHES_PER_CORE = 113   # 226 switches converged on 2 cores within bench_twin's 120 s; 290 did not (docs/twin.md)
+MIB_PER_SWITCH = 48       # zebra + bgpd resident memory per switch: ~45 MiB measured at 226 switches, 37 on the lab
 MEMORY_SHARE = 0.75       # of the memory available when the twin starts
 
 

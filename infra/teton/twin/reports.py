@@ -37,9 +37,11 @@ class TwinUp:
     daemon_rss_mib: float
     eos_as_frr: tuple[str, ...]                # switches that run the FRR spelling of their read-back routing
     ecmp_mismatches: tuple[EcmpMismatch, ...]
+    networks: tuple[str, ...] = ("roce",)      # the routed networks it runs ("roce", "frontend")
 
     def to_json(self) -> dict[str, Any]:
-        return {"twin": self.twin, "switches": self.switches, "hosts": self.hosts, "links": self.links,
+        return {"twin": self.twin, "networks": list(self.networks), "switches": self.switches, "hosts": self.hosts,
+                "links": self.links,
                 "render_s": self.render_s, "up_s": self.up_s, "converged_s": self.converged_s,
                 "ecmp_installed_s": self.ecmp_installed_s, "sessions": self.sessions,
                 "daemon_rss_mib": self.daemon_rss_mib, "eos_as_frr": list(self.eos_as_frr),

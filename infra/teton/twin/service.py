@@ -227,7 +227,7 @@ def up(which: str, secrets: Mapping[str, str] | None = None) -> TwinUp:
                   converged_s=round(converged, 2), ecmp_installed_s=round(ecmp_at, 2),
                   sessions=sum(sessions.values()),
                   daemon_rss_mib=round(sum(rss.values()) / 2**20, 1),
-                  eos_as_frr=meta.as_frr, ecmp_mismatches=ecmp)
+                  eos_as_frr=meta.as_frr, ecmp_mismatches=ecmp, networks=plan.networks)
 
 
 def _with_secrets(plan: TwinPlan, secrets: Mapping[str, str]) -> TwinPlan:
