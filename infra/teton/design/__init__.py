@@ -22,6 +22,7 @@ from teton.design.management import assign_management, management
 from teton.design.policy import policy
 from teton.design.qos import qos
 from teton.design.roce import design_roce
+from teton.design.room import Room, room_of
 from teton.design.routing import maximum_prefixes, routing
 from teton.fabric.intent import Qos, SwitchPolicy
 from teton.fabric.model import Device, Fabric
@@ -37,17 +38,18 @@ def design(cluster: Cluster, spec_dir: Path | None = None) -> Fabric:
     models = catalogue_for(cluster)
     be = cluster.backend
     draft = DraftFabric(cluster.name, cluster.site, be.kind)
+    room = room_of(cluster, models)
     sm = None
     if isinstance(be, RoceBackend):
-        design_roce(cluster, draft, models)
+        design_roce(cluster, draft, models, room)
     else:
         sm = design_infiniband(cluster, draft, models, spec_dir)
-    design_frontend(cluster, draft, models)
+    design_frontend(cluster, draft, models, room)
     assign_management(cluster, draft)
-    return _freeze(cluster, draft, sm)
+    return _freeze(cluster, draft, sm, room)
 
 
-def _freeze(cluster: Cluster, draft: DraftFabric, sm: SubnetManager | None) -> Fabric:
+def _freeze(cluster: Cluster, draft: DraftFabric, sm: SubnetManager | None, room: Room) -> Fabric:
     """The drafts frozen with the intents attached.  RoCE: routing, QoS, buffers and policy on the backend switches
     and the GPU hosts.  InfiniBand (`sm`): its switches are the subnet manager's; the front end routes with the
     default timers (an InfiniBand spec has no BGP section)."""
@@ -60,7 +62,7 @@ def _freeze(cluster: Cluster, draft: DraftFabric, sm: SubnetManager | None) -> F
     if isinstance(be, RoceBackend):
         speeds = {i.speed_gbps for d in topology.values() if d.plane == "backend" for i in d.interfaces}
         backend_qos, backend_policy, bgp, drained = qos(be.qos, speeds), policy(be), be.bgp, set(be.drain)
-    limits = maximum_prefixes(topology.values())
+    limits = maximum_prefixes(cluster, room)
     cache: BufferCache = {}
     devices: dict[str, Device] = {}
     for name, d in topology.items():

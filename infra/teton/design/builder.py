@@ -18,15 +18,19 @@ class PortOverflow(Exception):
 
 
 class Ports:
-    """Hands out a device's ports in port order, from ports of exactly the asked speed first, then faster ones."""
+    """Hands out a device's ports in port order, from ports of exactly the asked speed first, then faster ones (`take`),
+    or the port in a given place of that order (`at`)."""
 
-    __slots__ = ("device", "model", "_free", "_total")
+    __slots__ = ("device", "model", "_free", "_total", "_ports", "_placed", "_orders")
 
     def __init__(self, device: str, model: SwitchModel | None, nic_names: list[tuple[str, int]] | None = None):
         self.device = device
         self.model = model.name if model else "host"
         ports = [(p.name, p.speed_gbps) for p in port_map(model)] if model else list(nic_names or [])
         self._total = len(ports)
+        self._ports = ports
+        self._placed: set[int] = set()
+        self._orders: dict[int, list[int]] = {}
         self._free: dict[int, deque[tuple[str, int]]] = {}
         for i, (name, speed) in enumerate(ports):
             self._free.setdefault(speed, deque()).append((name, i))
@@ -41,6 +45,21 @@ class Ports:
 
     def free(self) -> int:
         return sum(len(q) for q in self._free.values())
+
+    def at(self, speed: int, slot: int) -> tuple[str, int]:
+        """(port name, port index) of the port in place `slot` of the order `take` hands out ports of `speed`
+        (exactly that speed first, then faster ones), whatever was placed before: an identity's port is the same
+        whether or not its neighbours exist (`teton.design.room`).  A device is wired by `take` or by `at`, never
+        both; a place used twice is an overflow."""
+        order = self._orders.get(speed)
+        if order is None:
+            order = self._orders[speed] = [i for native in sorted({s for _, s in self._ports if s >= speed})
+                                           for i, (_, s) in enumerate(self._ports) if s == native]
+        if slot >= len(order) or order[slot] in self._placed:
+            raise PortOverflow(self.device, self.model, slot + 1, len(order), speed)
+        index = order[slot]
+        self._placed.add(index)
+        return self._ports[index][0], index
 
 
 def wire(fabric: DraftFabric, kind: str, south: Draft, sport: tuple[str, int], north: Draft, nport: tuple[str, int],

@@ -37,6 +37,7 @@ class Draft:
     power_w: int = 0
     interfaces: list[Interface] = field(default_factory=list)
     attrs: dict[str, Any] = field(default_factory=dict)
+    slot: int = 0                     # a switch's place in its plane's room: its loopback and management address
 
 
 @dataclass(slots=True)
@@ -44,11 +45,12 @@ class DraftFabric:
     name: str
     site: str
     backend: str
-    devices: dict[str, Draft] = field(default_factory=dict)      # in design order (management addresses follow it)
+    devices: dict[str, Draft] = field(default_factory=dict)      # in design order
     links: list[Link] = field(default_factory=list)
     models: dict[str, SwitchModel] = field(default_factory=dict)
     oversubscription_goals: dict[str, float] = field(default_factory=dict)
     duplicate_names: list[str] = field(default_factory=list)
+    slot_room: dict[str, int] = field(default_factory=dict)      # switch places per plane ("backend", "frontend")
 
     def add(self, device: Draft) -> Draft:
         if device.name in self.devices:

@@ -7,6 +7,13 @@ service racks form zone 0 of the front end, with their own FSWs.  With `frontend
 every zone (zone 0 included): Meta's front end is its data-centre fabric, RSW -> FSW -> spine planes -> the site
 (docs/sources.md section 6; the plane-per-FSW wiring is ours [I]).  eBGP per RFC 7938: the spines share one ASN.
 
+Every place is laid out for the cluster's room (`teton.design.room`): loopbacks are every zone's FSWs (zone 0's
+after the compute zones' room), then the spines' room, then one per rack slot (the compute zones' room, then zone
+0's: the service rack, then each storage group's room); link nets are the FSW-spine links of every (plane, spine,
+zone) slot, then every rack slot's uplinks; an FSW's spine uplinks are its first ports (the spines' room), its RSW
+downlinks follow in rack-slot order; a spine's downlinks go by zone slot.  With a room equal to the spec's counts
+this is the order the designer always used.
+
 Elevation: GPU hosts and servers fill a rack from RU 1 up; a rack's switches hang from the top, the front-end RSW
 directly below the backend rack switch, each taking its model's height (`checks.fabric_rules.rack_elevation`).
 """
@@ -28,6 +35,7 @@ from teton.design.naming import (
     storage_server_name,
 )
 from teton.design.roce import RACK_UNITS, hosts_in_rack
+from teton.design.room import Room
 from teton.spec.model import Cluster, SwitchModel
 
 SIERRA_POINT_RU = 1  # Yosemite V3 sled height used for placement [I]
@@ -71,30 +79,38 @@ def fe_counts(cluster: Cluster) -> dict[str, int]:
             "max_host_ports": max(n for _, n, _ in fe_rack_ports(cluster))}
 
 
-def design_frontend(cluster: Cluster, fabric: DraftFabric, all_models: dict[str, SwitchModel]) -> None:
+def design_frontend(cluster: Cluster, fabric: DraftFabric, all_models: dict[str, SwitchModel], room: Room) -> None:
     fe = cluster.frontend
     if fe is None:
         _storage_only(cluster, fabric)
         return
     rm, fm = all_models[fe.rsw.model], all_models[fe.fsw.model]
     counts = fe_counts(cluster)
+    fsw_n = fe.fsw_per_zone
+    zone_slots = room.zones + 1                                   # FSW zone slots: the compute zones', then zone 0
+    ssw_n = fsw_n * room.ssw_per_plane if fe.ssw else 0
+    rack_first = zone_slots * fsw_n + ssw_n                       # loopback of the first rack slot
+    rack_slots = room.zones * room.racks_per_zone + room.zone0_racks
+    ssw_links = fsw_n * room.ssw_per_plane * zone_slots * (fe.ssw.uplinks_per_ssw if fe.ssw else 0)
+    rsw_up = fsw_n * fe.uplinks_per_fsw
+    fsw_down0 = room.ssw_per_plane * fe.ssw.uplinks_per_ssw if fe.ssw and fe.ssw.uplink_speed_gbps == \
+        fe.uplink_speed_gbps else 0                               # an FSW's first RSW downlink
+    fabric.slot_room["frontend"] = rack_first + rack_slots
     lo4, lo6 = pools(fe.addressing, "loopbacks", v4_plen=32, v6_plen=128)
     fl4, fl6 = pools(fe.addressing, "fabric_links", v4_plen=31, v6_plen=127)
     per_rsw = counts["max_host_ports"]
     hb4, hb6 = pools(fe.addressing, "host_links", v4_plen=host_block_plen(4, per_rsw),
                      v6_plen=host_block_plen(6, per_rsw))
     up_nets = LinkNets.from_pools(fl4, fl6)
-    state = {"loop": 0, "uplink": 0, "rsw": 0}
     ports: dict[str, Ports] = {}
 
     def switch(name: str, role: str, model: SwitchModel, nos: str, zone: int | None, rack: str, ru: int,
-               asn: int) -> Draft:
-        i = state["loop"]
-        l4 = loopback(lo4, i) if lo4 else None
-        l6 = loopback(lo6, i) if lo6 else None
+               asn: int, slot: int) -> Draft:
+        l4 = loopback(lo4, slot) if lo4 else None
+        l6 = loopback(lo6, slot) if lo6 else None
         d = Draft(name, role, model.name, nos, zone, rack, ru, model.height_ru, plane="frontend", asn=asn,
-                   loopback4=l4, loopback6=l6, router_id=router_id(l4, 100000 + i), power_w=model.power_w)
-        state["loop"] += 1
+                   loopback4=l4, loopback6=l6, router_id=router_id(l4, 100000 + slot), power_w=model.power_w,
+                   slot=slot)
         fabric.add(d)
         ports[name] = Ports(name, model)
         return d
@@ -104,28 +120,29 @@ def design_frontend(cluster: Cluster, fabric: DraftFabric, all_models: dict[str,
         if d.nos is not None:
             top[d.rack] = min(top.get(d.rack, RACK_UNITS + 1), d.ru)
 
-    def rack_switch(rack: str, zone: int | None, asn_zone: int, rack_index: int,
-                    fsws: list[Draft]) -> tuple[Draft, LinkNets]:
+    def rack_switch(rack: str, zone: int | None, asn_zone: int, rack_index: int, slot: int) -> tuple[Draft, LinkNets]:
+        """The RSW of rack slot `slot` (its loopback, host block and uplink nets); `rack_index`: its ASN's."""
         rsw = switch(fe_rsw_name(rack), "fe-rsw", rm, fe.rsw.nos, zone, rack,
                      top.get(rack, RACK_UNITS + 1) - rm.height_ru,
-                     fe.asn.rsw + asn_zone * fe.asn.rsw_zone_stride + rack_index)
+                     fe.asn.rsw + asn_zone * fe.asn.rsw_zone_stride + rack_index, rack_first + slot)
         base4 = base6 = None
         if hb4:
-            base4, _ = hb4.block(state["rsw"])
+            base4, _ = hb4.block(slot)
             rsw.prefixes4.append(block_text(4, base4, hb4.plen))
         if hb6:
-            base6, _ = hb6.block(state["rsw"])
+            base6, _ = hb6.block(slot)
             rsw.prefixes6.append(block_text(6, base6, hb6.plen))
-        state["rsw"] += 1
         return rsw, LinkNets(base4, base6)
 
-    def uplink(rsw: Draft, fsws: list[Draft]) -> None:
-        for f in fsws:
-            for _ in range(fe.uplinks_per_fsw):
+    def uplink(rsw: Draft, fsws: list[Draft], slot: int, down: int) -> None:
+        """RSW uplinks of rack slot `slot` to its zone's FSWs, at downlink place `down` of each FSW."""
+        for i, f in enumerate(fsws):
+            for u in range(fe.uplinks_per_fsw):
+                j = i * fe.uplinks_per_fsw + u
                 wire(fabric, "fersw-fsw", rsw, ports[rsw.name].take(fe.uplink_speed_gbps), f,
-                     ports[f.name].take(fe.uplink_speed_gbps), speed=fe.uplink_speed_gbps, medium=fe.fsw.medium_down,
-                     mtu=fe.mtu, nets=up_nets, net_index=state["uplink"], rack=rsw.rack, zone=rsw.zone)
-                state["uplink"] += 1
+                     ports[f.name].at(fe.uplink_speed_gbps, fsw_down0 + down * fe.uplinks_per_fsw + u),
+                     speed=fe.uplink_speed_gbps, medium=fe.fsw.medium_down, mtu=fe.mtu, nets=up_nets,
+                     net_index=ssw_links + slot * rsw_up + j, rack=rsw.rack, zone=rsw.zone)
 
     # Creation order, so that growing the storage appends (new racks, loopbacks, links and ASNs after the existing
     # ones, nothing renumbered): every FSW, the spine planes and their links, the compute racks, the service rack,
@@ -133,35 +150,40 @@ def design_frontend(cluster: Cluster, fabric: DraftFabric, all_models: dict[str,
     zone_fsws: dict[int, list[Draft]] = {}
     for z in range(1, cluster.zones + 1):
         zone_fsws[z] = [switch(fsw_name(z, i + 1), "fsw", fm, fe.fsw.nos, z, net_rack_name(z, 90 + i // 2),
-                               1 + (i % 2) * fm.height_ru, fe.asn.fsw + z) for i in range(fe.fsw_per_zone)]
+                               1 + (i % 2) * fm.height_ru, fe.asn.fsw + z, (z - 1) * fsw_n + i)
+                        for i in range(fsw_n)]
     fsws0 = [switch(fsw_name(None, i + 1), "fsw", fm, fe.fsw.nos, None, net_rack_name(None, 90 + i // 2),
-                    1 + (i % 2) * fm.height_ru, fe.asn.fsw) for i in range(fe.fsw_per_zone)] if has_zone0(cluster) \
-        else []
-    planes = [*zone_fsws.values(), *([fsws0] if fsws0 else [])]   # planes[j]: FSW j+1 of every zone, zone 0 last
+                    1 + (i % 2) * fm.height_ru, fe.asn.fsw, room.zones * fsw_n + i)
+             for i in range(fsw_n)] if has_zone0(cluster) else []
+    # (zone slot, that zone's FSWs): the compute zones, then zone 0 in the slot after the compute zones' room
+    planes = [*((z - 1, f) for z, f in zone_fsws.items()), *([(room.zones, fsws0)] if fsws0 else [])]
     models = [rm, fm]
     if fe.ssw is not None:
         t = fe.ssw
         sm = all_models[t.model]
         models.append(sm)
         per_rack = max(1, RACK_UNITS // sm.height_ru)
-        for j in range(fe.fsw_per_zone):
+        for j in range(fsw_n):
             for k in range(t.per_plane):
+                spine = j * room.ssw_per_plane + k                # the spine's slot
                 ssw = switch(ssw_name(j + 1, k + 1), "ssw", sm, t.nos, None,
                              fe_spine_rack_name(j + 1, k // per_rack + 1), 1 + (k % per_rack) * sm.height_ru,
-                             fe.asn.ssw)
-                for f in (plane[j] for plane in planes):
-                    for _ in range(t.uplinks_per_ssw):
-                        wire(fabric, "fsw-ssw", f, ports[f.name].take(t.uplink_speed_gbps), ssw,
-                             ports[ssw.name].take(t.uplink_speed_gbps), speed=t.uplink_speed_gbps,
-                             medium=t.medium_down, mtu=fe.mtu, nets=up_nets, net_index=state["uplink"],
-                             rack=f.rack, zone=f.zone)
-                        state["uplink"] += 1
+                             fe.asn.ssw, zone_slots * fsw_n + spine)
+                for zslot, fsws in planes:
+                    f = fsws[j]
+                    for u in range(t.uplinks_per_ssw):
+                        wire(fabric, "fsw-ssw", f, ports[f.name].at(t.uplink_speed_gbps, k * t.uplinks_per_ssw + u),
+                             ssw, ports[ssw.name].at(t.uplink_speed_gbps, zslot * t.uplinks_per_ssw + u),
+                             speed=t.uplink_speed_gbps, medium=t.medium_down, mtu=fe.mtu, nets=up_nets,
+                             net_index=(spine * zone_slots + zslot) * t.uplinks_per_ssw + u, rack=f.rack,
+                             zone=f.zone)
 
     host_nics = [(f"fe{n}", cluster.host.frontend_nic_gbps) for n in range(cluster.host.frontend_nics)]
     for z, fsws in zone_fsws.items():
         for r in range(1, cluster.racks_per_zone + 1):
             rack = rack_name(z, r)
-            rsw, nets = rack_switch(rack, z, z, r, fsws)
+            slot = room.rack_slot(z, r)
+            rsw, nets = rack_switch(rack, z, z, r, slot)
             k = 0
             installed = hosts_in_rack(cluster, z, r)
             for h in range(1, cluster.hosts_per_rack + 1):
@@ -176,11 +198,11 @@ def design_frontend(cluster: Cluster, fabric: DraftFabric, all_models: dict[str,
                          ports[rsw.name].take(fe.host_link_speed_gbps), speed=fe.host_link_speed_gbps,
                          medium=fe.rsw.medium_down, mtu=fe.mtu, nets=nets, net_index=k, rack=rack, zone=z)
                     k += 1
-            uplink(rsw, fsws)
-    index = 0                    # zone 0's racks: the service rack first (ASN rsw + 1), then the storage racks
+            uplink(rsw, fsws, slot, r - 1)
+    zone0 = room.zones * room.racks_per_zone     # zone 0's rack slots: the service rack, then each group's room
     if cluster.services:
-        index += 1
-        rsw, nets = rack_switch(SERVICE_RACK, None, 0, index, fsws0)
+        slot = room.zone0_slot(None, 1)
+        rsw, nets = rack_switch(SERVICE_RACK, None, 0, slot + 1, zone0 + slot)
         k = 0
         for server in _service_hosts(fabric, cluster):
             spec = server.attrs["nics"], server.attrs["nic_gbps"]
@@ -190,12 +212,12 @@ def design_frontend(cluster: Cluster, fabric: DraftFabric, all_models: dict[str,
                      speed=spec[1], medium=fe.rsw.medium_down, mtu=fe.mtu, nets=nets, net_index=k,
                      rack=SERVICE_RACK, zone=None)
                 k += 1
-        uplink(rsw, fsws0)
+        uplink(rsw, fsws0, zone0 + slot, slot)
     for g, group in enumerate(cluster.storage, start=1):
         for r in range(1, group.racks + 1):
-            index += 1
+            slot = room.zone0_slot(g, r)
             rack = storage_rack_name(g, r)
-            rsw, nets = rack_switch(rack, None, 0, index, fsws0)
+            rsw, nets = rack_switch(rack, None, 0, slot + 1, zone0 + slot)
             k = 0
             for server in _storage_servers(fabric, cluster, g, rack):
                 sp = Ports(server.name, None, [(f"fe{n}", group.nic_gbps) for n in range(group.nics_per_server)])
@@ -204,7 +226,7 @@ def design_frontend(cluster: Cluster, fabric: DraftFabric, all_models: dict[str,
                          ports[rsw.name].take(group.nic_gbps), speed=group.nic_gbps, medium=fe.rsw.medium_down,
                          mtu=fe.mtu, nets=nets, net_index=k, rack=rack, zone=None)
                     k += 1
-            uplink(rsw, fsws0)
+            uplink(rsw, fsws0, zone0 + slot, slot)
     for m in models:
         fabric.models[m.name] = m
 

@@ -1,9 +1,12 @@
-"""Management plane: one out-of-band address per switch from `management.network`, in device order, and the plane's
-settings every switch gets (VRF, AAA, NTP, syslog, telemetry, the prefixes admitted to the control plane).
+"""Management plane: one out-of-band address per switch from `management.network`, by the switch's place in the
+room (`teton.design.room`), and the plane's settings every switch gets (VRF, AAA, NTP, syslog, telemetry, the
+prefixes admitted to the control plane).
 
-Switches take addresses from .10 upward, skipping every address the spec names in the network: the gateway, the NTP,
-syslog and AAA servers and `management.reserved`.  `mgmt_capacity` counts what is left, so the spec rule
-pool-exhausted refuses a network too small for the switches plus the reserved addresses."""
+Places go from .10 upward, skipping every address the spec names in the network: the gateway, the NTP, syslog and
+AAA servers and `management.reserved`.  The backend's places come first (the RoCE designer's slots; an InfiniBand
+fabric's switches in design order), then the front end's, so a switch added within the room takes the address kept
+for it and no other switch moves.  `mgmt_capacity` counts what is left, so the spec rule pool-exhausted refuses a
+network too small for every place of the room plus the reserved addresses."""
 
 from __future__ import annotations
 
@@ -42,15 +45,29 @@ def assign_management(cluster: Cluster, fabric: DraftFabric) -> None:
         return
     net = ipaddress.ip_network(m.network)
     skip = reserved_addresses(m)
-    address = int(net.network_address) + FIRST_HOST
     cls = type(net.network_address)
-    switches = switch_roles()
-    for d in fabric.devices.values():
-        if d.role in switches:
-            while address in skip:
-                address += 1
-            d.mgmt = f"{cls(address)}/{net.prefixlen}"
-            address += 1
+    switches = [d for d in fabric.devices.values() if d.role in switch_roles()]
+    if "backend" not in fabric.slot_room:        # an InfiniBand fabric: its switches in design order
+        ib = [d for d in switches if d.plane == "backend"]
+        for n, d in enumerate(ib):
+            d.slot = n
+        fabric.slot_room["backend"] = len(ib)
+    offset = {"backend": 0, "frontend": fabric.slot_room["backend"]}
+    places = {id(d): offset[d.plane] + d.slot for d in switches}
+    free = _free_addresses(int(net.network_address) + FIRST_HOST, skip, max(places.values(), default=-1) + 1)
+    for d in switches:
+        d.mgmt = f"{cls(free[places[id(d)]])}/{net.prefixlen}"
+
+
+def _free_addresses(first: int, skip: frozenset[int], n: int) -> list[int]:
+    """The first `n` addresses from `first` up that are not in `skip`."""
+    out: list[int] = []
+    address = first
+    while len(out) < n:
+        if address not in skip:
+            out.append(address)
+        address += 1
+    return out
 
 
 def management(cluster: Cluster) -> ManagementIntent:

@@ -14,12 +14,13 @@ everything it sends, so its peers route around it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 
+from teton.design.room import Room
 from teton.fabric.intent import BgpTimersIntent, Family, Neighbor, PeerGroup, Routing
 from teton.fabric.model import Device
 from teton.fabric.roles import of_tier, role
-from teton.spec.model import Bgp
+from teton.spec.model import Addressing, Bgp, Cluster, RoceBackend
 
 FAMILY_TAG = {"ipv4": "V4", "ipv6": "V6"}
 STARTUP_HOLD_S = 120       # after a restart, hold updates until every peer is up, at most this long
@@ -27,18 +28,25 @@ MAXIMUM_PREFIX_RESTART_MIN = 5   # a session torn down by its prefix limit comes
 DRAIN_PREPEND = 3          # a drained switch's paths are this much longer: every ECMP choice avoids it
 
 
-def maximum_prefixes(devices: Iterable[Device]) -> dict[str, int]:
-    """Per plane, the prefixes a session may carry: twice what the whole plane originates in its larger family, in
-    thousands (a neighbour sending more is misconfigured or leaking, and the session is torn down)."""
-    count: dict[tuple[str, str], int] = {}
-    for d in devices:
-        if d.nos is None:
-            continue
-        for fam, lo, aggs in (("4", d.loopback4, d.prefixes4), ("6", d.loopback6, d.prefixes6)):
-            count[(d.plane, fam)] = count.get((d.plane, fam), 0) + (1 if lo else 0) + len(aggs)
+def maximum_prefixes(cluster: Cluster, room: Room) -> dict[str, int]:
+    """Per plane, the prefixes a session may carry: twice what the whole plane would originate at its full room
+    (`teton.design.room`) in its larger family, in thousands (a neighbour sending more is misconfigured or leaking,
+    and the session is torn down).  A ceiling from the declared room, never from what exists now: growing within the
+    room rewrites no session's limit."""
+    planes: dict[str, tuple[int, int, Addressing]] = {}    # plane -> (switches, rack aggregates, its addressing)
+    be, fe = cluster.backend, cluster.frontend
+    if isinstance(be, RoceBackend):
+        racks = room.zones * room.racks_per_zone
+        planes["backend"] = (room.atsw + room.zones * be.ctsw.per_zone + racks, racks, be.addressing)
+    if fe is not None:
+        racks = room.zones * room.racks_per_zone + room.zone0_racks
+        spines = fe.fsw_per_zone * room.ssw_per_plane if fe.ssw is not None else 0
+        planes["frontend"] = ((room.zones + 1) * fe.fsw_per_zone + spines + racks, racks, fe.addressing)
     out: dict[str, int] = {}
-    for (plane, _), n in count.items():
-        out[plane] = max(out.get(plane, 0), -(-2 * n // 1000) * 1000, 1000)
+    for plane, (switches, aggregates, addressing) in planes.items():
+        n = max((switches if p.loopbacks else 0) + (aggregates if p.host_links else 0)
+                for p in (addressing.ipv4, addressing.ipv6) if p is not None)
+        out[plane] = max(-(-2 * n // 1000) * 1000, 1000)
     return out
 
 

@@ -17,6 +17,7 @@ from teton.spec.model import (  # noqa: F401
     Management,
     RoceBackend,
     RoceQos,
+    Room,
     RtswTier,
     Share,
     SswTier,

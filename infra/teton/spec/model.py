@@ -475,6 +475,26 @@ class Management(SpecModel):
 # --------------------------------------------------------------------------------------------------- the cluster
 
 
+class Room(SpecModel):
+    """Room to grow in place: the most of each thing the cluster will have.  Every address block, ASN, port, loopback
+    and cable id is laid out for this room (never for how many exist now), so adding a zone, racks, storage racks,
+    aggregators or spines up to it changes only the new devices and the ports where they attach.  Unset: what the
+    chosen models' ports allow (`teton plan` prints the room and how much of each pool it takes)."""
+
+    zones: int | None = Field(default=None, ge=1, le=99, description="most AI zones; default: what the ATSWs' and "
+                              "the front-end spines' downlink ports hold")
+    racks_per_zone: int | None = Field(default=None, ge=1, le=999, description="most racks in a zone; default: "
+                                       "what the CTSWs' and FSWs' downlink ports hold")
+    atsw: int | None = Field(default=None, ge=0, le=limits.MAX_ATSW, description="most ATSWs: CTSW uplink "
+                             "ports kept for them; default: backend.atsw.count")
+    ssw_per_plane: int | None = Field(default=None, ge=1, le=limits.MAX_SSW_PER_PLANE, description="most front-end "
+                                      "spines per plane: FSW uplink ports kept for them; default: "
+                                      "frontend.ssw.per_plane")
+    storage_racks: int | None = Field(default=None, ge=1, le=limits.MAX_STORAGE_RACKS, description="most racks of "
+                                      "each storage group; default: what the storage FSWs' ports hold, shared by "
+                                      "the groups")
+
+
 class Rack(SpecModel):
     """A compute rack that differs from the others (`racks:`, by rack name)."""
 
@@ -502,6 +522,7 @@ class Cluster(SpecModel):
                                         description="service hosts, all in one service rack of the front end's zone 0 "
                                                     f"(with the storage racks), {limit_text('MAX_SERVICE_HOSTS')}")
     management: Management = Management()
+    room: Room = Field(default_factory=Room, description="room to grow in place (zones, racks, aggregators ...)")
     switch_models: list[SwitchModel] = Field(default_factory=list, max_length=limits.MAX_SWITCH_MODELS,
                                              description="extra catalogue entries; same name overrides the built-in; "
                                                          f"{limit_text('MAX_SWITCH_MODELS')}")
