@@ -11,9 +11,10 @@ from teton.checks.ib_rules import IB_RULES, ib_size_terms, ib_switch_count
 from teton.checks.intent_rules import INTENT_RULES
 from teton.checks.rack_rules import RACK_RULES
 from teton.design.addressing import PoolExhausted, host_block_plen, pools
-from teton.design.frontend import fe_counts, fe_rack_ports, has_zone0, zone0_racks
+from teton.design.frontend import fe_counts, fe_rack_ports, has_zone0
 from teton.design.management import FIRST_HOST, mgmt_capacity, reserved_addresses
-from teton.design.roce import RoceShape
+from teton.design.roce import RoceShape, roce_room
+from teton.design.room import Room, room_of
 from teton.fabric.roles import tier_roles
 from teton.findings import Finding
 from teton.limits import MAX_DEVICES, MAX_LINKS
@@ -131,18 +132,24 @@ def nos_unsupported(c: Cluster, file: str) -> Iterator[Finding]:
                           rule="nos-unsupported")
 
 
+def _room(c: Cluster) -> Room:
+    return room_of(c, catalogue_for(c))
+
+
 def _demands(c: Cluster) -> Iterator[tuple[str, str, list[tuple[int, int]]]]:
-    """(spec path, model, [(ports, speed)...]) that one device of each tier asks of its model, in allocation order."""
+    """(spec path, model, [(ports, speed)...]) that one device of each tier asks of its model at the cluster's room
+    (an upper tier keeps the ports of every rack, zone and neighbour the room may add), in allocation order."""
+    room = _room(c)
     if isinstance(c.backend, RoceBackend):
-        be, s = c.backend, RoceShape.of(c)
+        be, s, r = c.backend, RoceShape.of(c), roce_room(c, room)
         yield "backend.rtsw", be.rtsw.model, [(s.rtsw_down, be.rtsw.downlink_speed_gbps),
                                              (s.rtsw_up, be.rtsw.uplink_speed_gbps)]
-        yield "backend.ctsw", be.ctsw.model, [(s.ctsw_down, be.rtsw.uplink_speed_gbps),
-                                             (s.ctsw_up, be.ctsw.uplink_speed_gbps)]
-        yield "backend.atsw", be.atsw.model, [(s.atsw_down, be.ctsw.uplink_speed_gbps)]
+        yield "backend.ctsw", be.ctsw.model, [(r["ctsw_down"], be.rtsw.uplink_speed_gbps),
+                                             (r["ctsw_up"], be.ctsw.uplink_speed_gbps)]
+        yield "backend.atsw", be.atsw.model, [(r["atsw_down"], be.ctsw.uplink_speed_gbps)]
     fe = c.frontend
     if fe is not None:
-        counts = fe_counts(c)
+        counts = fe_counts(c, room)
         for path, n, speed in fe_rack_ports(c):
             yield path, fe.rsw.model, [(n, speed), (counts["rsw_up"], fe.uplink_speed_gbps)]
         fsw = [(counts["fsw_down"], fe.uplink_speed_gbps)]
@@ -184,9 +191,9 @@ def ports_overcommitted(c: Cluster, file: str) -> Iterator[Finding]:
         asked = sum(n for n, _ in demand)
         speed = _first_overflow(model, demand)
         if speed is not None:
-            yield Finding(file, path, f"{name} has {model.ports} ports; this tier needs {asked} "
-                          f"({', '.join(f'{n}x{s}G' for n, s in demand)}); no free {speed}G port is left",
-                          rule="ports-overcommitted")
+            yield Finding(file, path, f"{name} has {model.ports} ports; this tier needs {asked} at the cluster's "
+                          f"room ({', '.join(f'{n}x{s}G' for n, s in demand)}; {_room_text(_room(c))}); no free "
+                          f"{speed}G port is left", rule="ports-overcommitted")
             continue
         gbps = sum(n * s for n, s in demand)
         if gbps > model.asic_tbps * 1000:
@@ -197,14 +204,15 @@ def ports_overcommitted(c: Cluster, file: str) -> Iterator[Finding]:
 def pool_exhausted(c: Cluster, file: str) -> Iterator[Finding]:
     """An address pool is too small for what the design takes from it, or no family gives a needed pool."""
     plans: list[tuple[str, Addressing, dict[str, int], dict[str, tuple[int, int]]]] = []
+    room = _room(c)
     if isinstance(c.backend, RoceBackend):
-        s = RoceShape.of(c)
+        s, r = RoceShape.of(c), roce_room(c, room)
         plans.append(("backend.addressing", c.backend.addressing,
-                      {"loopbacks": s.switches, "fabric_links": s.fabric_links, "host_links": s.racks},
+                      {k: r[k] for k in ("loopbacks", "fabric_links", "host_links")},
                       {"loopbacks": (32, 128), "fabric_links": (31, 127),
                        "host_links": (host_block_plen(4, s.rtsw_down), 64)}))
     if c.frontend is not None:
-        n = fe_counts(c)
+        n = fe_counts(c, room)
         plans.append(("frontend.addressing", c.frontend.addressing,
                       {k: n[k] for k in ("loopbacks", "fabric_links", "host_links")},
                       {"loopbacks": (32, 128), "fabric_links": (31, 127),
@@ -212,11 +220,12 @@ def pool_exhausted(c: Cluster, file: str) -> Iterator[Finding]:
     switches = sum(demand["loopbacks"] for _, _, demand, _ in plans) + ib_switch_count(c)
     if c.management.network is not None:
         reserved = reserved_addresses(c.management)
-        room = mgmt_capacity(c.management.network, reserved)
-        if room < switches:
-            yield Finding(file, "management.network", f"{c.management.network} has room for {room} switch "
+        capacity = mgmt_capacity(c.management.network, reserved)
+        if capacity < switches:
+            yield Finding(file, "management.network", f"{c.management.network} has room for {capacity} switch "
                           f"addresses (from .{FIRST_HOST}, less {len(reserved)} reserved for the gateway and the "
-                          f"servers) but the cluster has {switches} switches", rule="pool-exhausted")
+                          f"servers) but the cluster's room has {switches} switch places ({_room_text(room)})",
+                          rule="pool-exhausted")
     for base, addressing, demand, plens in plans:
         for which, needed in demand.items():
             v4p, v6p = plens[which]
@@ -232,30 +241,46 @@ def pool_exhausted(c: Cluster, file: str) -> Iterator[Finding]:
             for fam, pool in (("ipv4", v4), ("ipv6", v6)):
                 if pool is not None and pool.capacity < needed:
                     yield Finding(file, f"{base}.{fam}.{which}", f"{pool.network} holds {pool.capacity} /{pool.plen} "
-                                  f"blocks but the fabric needs {needed}", rule="pool-exhausted")
+                                  f"blocks but the fabric needs {needed} at its room ({_room_text(room)}): widen "
+                                  "the pool or declare a smaller room:", rule="pool-exhausted")
+
+
+def _room_text(room: Room) -> str:
+    return (f"room: {room.zones} zones x {room.racks_per_zone} racks, {room.atsw} ATSWs, "
+            f"{room.ssw_per_plane} spines per plane, {room.storage_racks} racks per storage group")
+
+
+def room_too_small(c: Cluster, file: str) -> Iterator[Finding]:
+    """A declared room below what the spec already has: the layout would give two devices one place."""
+    for path, room, have in _room(c).short:
+        yield Finding(file, path, f"room {room} is less than the spec's {have}: the room is the most the cluster "
+                      "will have, so raise it (every place is laid out for it)", rule="room")
 
 
 def asn_plan_clash(c: Cluster, file: str) -> Iterator[Finding]:
-    """ASN ranges of the tiers overlap, a stride is too small for the racks, or an ASN leaves the 32-bit space."""
+    """ASN ranges of the tiers overlap, a stride is too small for the racks, or an ASN leaves the 32-bit space, at
+    the cluster's room (the ASNs of every zone and rack it may add)."""
     ranges: list[tuple[str, int, int]] = []
+    room = _room(c)
     if isinstance(c.backend, RoceBackend):
         a = c.backend.asn
-        ranges += [("backend.asn.atsw", a.atsw, a.atsw), ("backend.asn.ctsw", a.ctsw + 1, a.ctsw + c.zones),
+        ranges += [("backend.asn.atsw", a.atsw, a.atsw), ("backend.asn.ctsw", a.ctsw + 1, a.ctsw + room.zones),
                    ("backend.asn.rtsw", a.rtsw + a.rtsw_zone_stride + 1,
-                    a.rtsw + c.zones * a.rtsw_zone_stride + c.racks_per_zone)]
-        if a.rtsw_zone_stride <= c.racks_per_zone:
-            yield Finding(file, "backend.asn.rtsw_zone_stride", f"stride {a.rtsw_zone_stride} must exceed "
-                          f"racks_per_zone ({c.racks_per_zone}), or RTSWs of two zones share an ASN", rule="asn-clash")
+                    a.rtsw + room.zones * a.rtsw_zone_stride + room.racks_per_zone)]
+        if a.rtsw_zone_stride <= room.racks_per_zone:
+            yield Finding(file, "backend.asn.rtsw_zone_stride", f"stride {a.rtsw_zone_stride} must exceed the racks "
+                          f"a zone may have ({_room_text(room)}), or RTSWs of two zones share an ASN",
+                          rule="asn-clash")
     if c.frontend is not None:
         f = c.frontend.asn
-        racks = max(c.racks_per_zone, zone0_racks(c))
+        racks = max(room.racks_per_zone, room.zone0_racks)
         if c.frontend.ssw is not None:
             ranges.append(("frontend.asn.ssw", f.ssw, f.ssw))
-        ranges += [("frontend.asn.fsw", f.fsw, f.fsw + c.zones),
-                   ("frontend.asn.rsw", f.rsw + 1, f.rsw + c.zones * f.rsw_zone_stride + racks)]
+        ranges += [("frontend.asn.fsw", f.fsw, f.fsw + room.zones),
+                   ("frontend.asn.rsw", f.rsw + 1, f.rsw + room.zones * f.rsw_zone_stride + racks)]
         if f.rsw_zone_stride <= racks:
             yield Finding(file, "frontend.asn.rsw_zone_stride", f"stride {f.rsw_zone_stride} must exceed the racks "
-                          f"of a zone ({racks})", rule="asn-clash")
+                          f"a zone may have ({racks} at the room: {_room_text(room)})", rule="asn-clash")
     for i, (p1, lo1, hi1) in enumerate(ranges):
         if hi1 > PRIVATE_ASN[1]:
             yield Finding(file, p1, f"ASNs run up to {hi1}, past the largest private 4-byte ASN {PRIVATE_ASN[1]}",
@@ -286,6 +311,7 @@ def mtu_out_of_range(c: Cluster, file: str) -> Iterator[Finding]:
 
 # The size guard comes first; when it finds an error `check_spec` runs none of the others (see GUARD_RULES).
 SPEC_RULES: tuple[SpecRule, ...] = (cluster_too_large, unknown_model, nos_unsupported, *IB_RULES,
-                                    *CATALOGUE_RULES, ports_overcommitted, pool_exhausted, asn_plan_clash,
+                                    *CATALOGUE_RULES, room_too_small, ports_overcommitted, pool_exhausted,
+                                    asn_plan_clash,
                                     mtu_out_of_range, *INTENT_RULES, *RACK_RULES, *FRONTEND_RULES)
 GUARD_RULES: tuple[SpecRule, ...] = (cluster_too_large,)

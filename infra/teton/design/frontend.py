@@ -58,24 +58,20 @@ def fe_rack_ports(cluster: Cluster) -> list[tuple[str, int, int]]:
     return out
 
 
-def zone0_racks(cluster: Cluster) -> int:
-    return sum(s.racks for s in cluster.storage) + (1 if cluster.services else 0)
-
-
-def fe_counts(cluster: Cluster) -> dict[str, int]:
+def fe_counts(cluster: Cluster, room: Room) -> dict[str, int]:
+    """What the front end takes at its full room: loopbacks, link nets and host blocks, and each tier's ports."""
     fe = cluster.frontend
     assert fe is not None
-    racks = cluster.zones * cluster.racks_per_zone + zone0_racks(cluster)
-    fe_zones = cluster.zones + (1 if has_zone0(cluster) else 0)
-    fsw = fe_zones * fe.fsw_per_zone
-    ssw = fe.fsw_per_zone * fe.ssw.per_plane if fe.ssw else 0
-    fsw_up = fe.ssw.per_plane * fe.ssw.uplinks_per_ssw if fe.ssw else 0
-    return {"loopbacks": racks + fsw + ssw,
-            "fabric_links": racks * fe.fsw_per_zone * fe.uplinks_per_fsw + fsw * fsw_up,
+    zone_slots = room.zones + 1                    # zone 0's slot is kept whether or not it has racks yet
+    racks = room.zones * room.racks_per_zone + room.zone0_racks
+    fsw = zone_slots * fe.fsw_per_zone
+    ssw = fe.fsw_per_zone * room.ssw_per_plane if fe.ssw else 0
+    ups = fe.ssw.uplinks_per_ssw if fe.ssw else 0
+    return {"loopbacks": fsw + ssw + racks,
+            "fabric_links": racks * fe.fsw_per_zone * fe.uplinks_per_fsw + ssw * zone_slots * ups,
             "host_links": racks, "rsw_up": fe.fsw_per_zone * fe.uplinks_per_fsw,
-            "fsw_down": max(cluster.racks_per_zone, zone0_racks(cluster)) * fe.uplinks_per_fsw,
-            "fsw_up": fsw_up, "ssw": ssw, "fsw": fsw,
-            "ssw_down": fe_zones * (fe.ssw.uplinks_per_ssw if fe.ssw else 0),
+            "fsw_down": max(room.racks_per_zone, room.zone0_racks) * fe.uplinks_per_fsw,
+            "fsw_up": room.ssw_per_plane * ups, "ssw": ssw, "fsw": fsw, "ssw_down": zone_slots * ups,
             "max_host_ports": max(n for _, n, _ in fe_rack_ports(cluster))}
 
 
@@ -85,7 +81,7 @@ def design_frontend(cluster: Cluster, fabric: DraftFabric, all_models: dict[str,
         _storage_only(cluster, fabric)
         return
     rm, fm = all_models[fe.rsw.model], all_models[fe.fsw.model]
-    counts = fe_counts(cluster)
+    counts = fe_counts(cluster, room)
     fsw_n = fe.fsw_per_zone
     zone_slots = room.zones + 1                                   # FSW zone slots: the compute zones', then zone 0
     ssw_n = fsw_n * room.ssw_per_plane if fe.ssw else 0

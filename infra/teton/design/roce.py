@@ -68,6 +68,20 @@ class RoceShape:
             atsw=be.atsw.count, atsw_down=cluster.zones * be.ctsw.per_zone * be.ctsw.uplinks_per_atsw)
 
 
+def roce_room(cluster: Cluster, room: Room) -> dict[str, int]:
+    """What the backend takes at its full room: loopbacks, link nets and host blocks, and the upper tiers' ports."""
+    be = cluster.backend
+    assert isinstance(be, RoceBackend)
+    shape = RoceShape.of(cluster)
+    racks = room.zones * room.racks_per_zone
+    return {"loopbacks": room.atsw + room.zones * (shape.ctsw_per_zone + room.racks_per_zone),
+            "fabric_links": racks * shape.rtsw_up + room.zones * shape.ctsw_per_zone * room.atsw
+            * be.ctsw.uplinks_per_atsw,
+            "host_links": racks, "ctsw_down": room.racks_per_zone * be.rtsw.uplinks_per_ctsw,
+            "ctsw_up": room.atsw * be.ctsw.uplinks_per_atsw,
+            "atsw_down": room.zones * shape.ctsw_per_zone * be.ctsw.uplinks_per_atsw}
+
+
 def hosts_in_rack(cluster: Cluster, zone: int, rack: int) -> int:
     """GPU servers in rack `rack` of zone `zone`: hosts_per_rack, unless `racks:` gives the rack fewer.  The missing
     hosts are the last ones; their switch ports and addresses stay reserved (not cabled), so the rack's other hosts

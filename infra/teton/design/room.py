@@ -82,7 +82,6 @@ def room_of(cluster: Cluster, models: dict[str, SwitchModel]) -> Room:
     ssw = pick("ssw_per_plane", r.ssw_per_plane, [], ssw_have, ssw_have)
     zone_bounds: list[tuple[int, str]] = []
     rack_bounds: list[tuple[int, str]] = []
-    zone0 = bool(cluster.storage or cluster.services)
     if isinstance(be, RoceBackend) and be.rtsw.model in models and be.ctsw.model in models:
         ct = models[be.ctsw.model]
         rack_bounds.append(((ports_at(ct, be.rtsw.uplink_speed_gbps) - atsw * be.ctsw.uplinks_per_atsw)
@@ -99,7 +98,7 @@ def room_of(cluster: Cluster, models: dict[str, SwitchModel]) -> Room:
         rack_bounds.append((fsw_down, f"{fm.name} FSW ports"))
         if fe.ssw is not None and fe.ssw.model in models:
             sm = models[fe.ssw.model]
-            fe_zones = ports_at(sm, fe.ssw.uplink_speed_gbps) // fe.ssw.uplinks_per_ssw - (1 if zone0 else 0)
+            fe_zones = ports_at(sm, fe.ssw.uplink_speed_gbps) // fe.ssw.uplinks_per_ssw - 1   # zone 0's kept
             zone_bounds.append((fe_zones, f"{sm.name} front-end spine ports"))
     zones = pick("zones", r.zones, zone_bounds, cluster.zones, MAX_ZONES)
     racks = pick("racks_per_zone", r.racks_per_zone, rack_bounds, cluster.racks_per_zone, MAX_RACKS_PER_ZONE)
