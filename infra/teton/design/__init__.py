@@ -23,7 +23,7 @@ from teton.design.policy import policy
 from teton.design.qos import qos
 from teton.design.roce import design_roce
 from teton.design.room import Room, room_of
-from teton.design.routing import maximum_prefixes, routing
+from teton.design.routing import maximum_prefixes, paths_room, routing
 from teton.fabric.intent import Qos, SwitchPolicy
 from teton.fabric.model import Device, Fabric
 from teton.fabric.subnet import SubnetManager
@@ -63,6 +63,7 @@ def _freeze(cluster: Cluster, draft: DraftFabric, sm: SubnetManager | None, room
         speeds = {i.speed_gbps for d in topology.values() if d.plane == "backend" for i in d.interfaces}
         backend_qos, backend_policy, bgp, drained = qos(be.qos, speeds), policy(be), be.bgp, set(be.drain)
     limits = maximum_prefixes(cluster, room)
+    floors = paths_room(cluster, room)
     cache: BufferCache = {}
     devices: dict[str, Device] = {}
     for name, d in topology.items():
@@ -72,7 +73,7 @@ def _freeze(cluster: Cluster, draft: DraftFabric, sm: SubnetManager | None, room
             backend = d.plane == "backend"
             d = replace(d, routing=routing(d, topology, bgp, limits[d.plane], name in drained,
                                            cluster.frontend.password_secret if cluster.frontend else None,
-                                           d.role == "ssw" and _edge_default(cluster)),
+                                           d.role == "ssw" and _edge_default(cluster), floors.get(d.role, 0)),
                         qos=backend_qos if backend else None, management=mgmt,
                         buffers=buffers(draft.models[d.model], d.interfaces, cache) if backend else None,
                         policy=backend_policy if backend else None)

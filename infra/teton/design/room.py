@@ -65,21 +65,22 @@ def room_of(cluster: Cluster, models: dict[str, SwitchModel]) -> Room:
     why: dict[str, str] = {}
     short: list[tuple[str, int, int]] = []
 
-    def pick(name: str, declared: int | None, bounds: list[tuple[int, str]], have: int, cap: int) -> int:
+    def pick(name: str, declared: int | None, bounds: list[tuple[int, str]], have: int, cap: int,
+             cap_why: str = "the spec's limit") -> int:
         if declared is not None:
             why[name] = "declared"
             value = declared
         else:
-            value, why[name] = min([(cap, "the spec's limit"), *((max(0, n), w) for n, w in bounds)])
+            value, why[name] = min([(cap, cap_why), *((max(0, n), w) for n, w in bounds)])
         if value < have:
             short.append((f"room.{name}", value, have))
             value = have
         return value
 
     atsw_have = be.atsw.count if isinstance(be, RoceBackend) else 0
-    atsw = pick("atsw", r.atsw, [], atsw_have, atsw_have)
+    atsw = pick("atsw", r.atsw, [], atsw_have, atsw_have, "the spec's count")
     ssw_have = fe.ssw.per_plane if fe is not None and fe.ssw is not None else 1
-    ssw = pick("ssw_per_plane", r.ssw_per_plane, [], ssw_have, ssw_have)
+    ssw = pick("ssw_per_plane", r.ssw_per_plane, [], ssw_have, ssw_have, "the spec's count")
     zone_bounds: list[tuple[int, str]] = []
     rack_bounds: list[tuple[int, str]] = []
     if isinstance(be, RoceBackend) and be.rtsw.model in models and be.ctsw.model in models:

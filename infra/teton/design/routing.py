@@ -50,11 +50,23 @@ def maximum_prefixes(cluster: Cluster, room: Room) -> dict[str, int]:
     return out
 
 
+def paths_room(cluster: Cluster, room: Room) -> dict[str, int]:
+    """The ECMP width a role keeps for neighbours its room may add (one ASN for every ATSW, and for the spines of a
+    plane): a CTSW's towards its room of ATSWs, an FSW's towards its plane's room of spines."""
+    out: dict[str, int] = {}
+    be, fe = cluster.backend, cluster.frontend
+    if isinstance(be, RoceBackend):
+        out["ctsw"] = room.atsw * be.ctsw.uplinks_per_atsw
+    if fe is not None and fe.ssw is not None:
+        out["fsw"] = room.ssw_per_plane * fe.ssw.uplinks_per_ssw
+    return out
+
+
 def routing(d: Device, devices: Mapping[str, Device], bgp: Bgp, max_prefixes: int, drained: bool,
-            frontend_password: str | None = None, default_originate: bool = False) -> Routing:
+            frontend_password: str | None = None, default_originate: bool = False, paths_floor: int = 0) -> Routing:
     """The routing intent of switch `d`; `bgp` is the spec's BGP section (the front end uses the backend's timers
     and its own password secret, `frontend.password_secret`); `default_originate`: it sends a default route down
-    (a front-end spine towards the site)."""
+    (a front-end spine towards the site); `paths_floor`: the ECMP width kept for the room (`paths_room`)."""
     groups: dict[str, PeerGroup] = {}
     neighbors: list[Neighbor] = []
     links_per_asn: dict[int | None, int] = {}
@@ -79,7 +91,7 @@ def routing(d: Device, devices: Mapping[str, Device], bgp: Bgp, max_prefixes: in
     return Routing(
         asn=d.asn, router_id=d.router_id,
         groups=tuple(sorted(groups.values(), key=lambda g: (g.direction != "up", g.name))),
-        neighbors=tuple(neighbors), maximum_paths=max(links_per_asn.values(), default=1),
+        neighbors=tuple(neighbors), maximum_paths=max(*links_per_asn.values(), paths_floor, 1),
         timers=BgpTimersIntent(t.keepalive, t.hold, t.connect_retry), bfd=bgp.bfd,
         password_secret=bgp.password_secret if d.plane == "backend" else frontend_password,
         loopback4=d.loopback4, loopback6=d.loopback6, aggregates4=d.prefixes4, aggregates6=d.prefixes6,
