@@ -29,3 +29,21 @@ def test_removing_a_host_renumbers_no_cable_of_another_rack(lab_cluster):
     renumbered = {k for k in after if before[k] != after[k]}
     assert all(k[0].startswith("z01-r001") or k[2].startswith("z01-r001") for k in renumbered)
     assert len(after) == len(before) - len(gone)
+
+
+def test_growing_within_the_room_renumbers_no_cable(tmp_path):
+    """A zone, an aggregator and a spine added (upper-tier ports kept for them) leave every existing cable's id."""
+    from tests.design.test_growth import lab_with_room
+    from tests.helpers import write_spec
+    from teton.spec.load import load_spec
+
+    data = lab_with_room()
+    before = _rows(load_spec(write_spec(tmp_path, data, "before.yaml")))
+    data["zones"] = 3
+    data["backend"]["atsw"]["count"] = 3
+    data["frontend"]["ssw"]["per_plane"] = 2
+    data["backend"]["ctsw"]["oversubscription"] = 2 / 3
+    after = _rows(load_spec(write_spec(tmp_path, data, "after.yaml")))
+    assert {k: after[k] for k in before} == before
+    assert len(after) > len(before)
+    assert before[("z01-r001-h1", "be0", "z01-r001-rtsw", "Ethernet0")] == "z01-r001-45-000"   # rack, RU, port
