@@ -134,13 +134,19 @@ def validate(spec: str | None, rendered: str | None, yang_dir: str | None, spec_
 @SPEC_TIMEOUT
 @click.option("--json", "as_json", is_flag=True, help="figures as JSON, for scripts")
 def plan(spec: str, spec_timeout: float | None, as_json: bool) -> None:
-    """Figures of SPEC's cluster, computed from its fabric."""
+    """Figures of SPEC's cluster, computed from its fabric, and its room to grow: each dimension's room and every
+    address pool's blocks (held, taken at the room, taken now)."""
     from teton.build import load_and_design
+    from teton.catalogue import catalogue_for
+    from teton.design.capacity import room_report
+    from teton.design.room import room_of
     from teton.fabric.plan import plan as figures
 
     with _bad_input(as_json), _progress("designing"):
         designed = load_and_design(spec, timeout=spec_timeout)
     p = figures(designed.fabric)
+    p["room"] = room_report(designed.cluster, room_of(designed.cluster, catalogue_for(designed.cluster)),
+                            designed.fabric)
     if as_json:
         click.echo(json.dumps(p, indent=1, sort_keys=True))
         return
@@ -165,6 +171,13 @@ def _print_plan(p: dict[str, Any]) -> None:
     t.add_row("storage", f"{s['servers']:,} servers in {s['racks']} racks, {s['drives']:,} drives, "
                          f"{s['raw_pb']} PB raw")
     t.add_row("power", f"{p['power_kw']:,} kW")
+    dims = p["room"]["dimensions"]
+    t.add_row("room to grow", "; ".join(f"{k.replace('_', ' ')} {v['now']:,} of {v['room']:,}"
+                                        + (f" ({v['why']})" if v["why"] != "declared" else "")
+                                        for k, v in dims.items() if v["room"]))
+    t.add_row("pools (blocks now / at the room / held)",
+              "\n".join(f"{u['pool']} {u['network']}: {u['now']:,} / {u['room']:,} / {u['blocks']:,}"
+                        for u in p["room"]["pools"]))
     out.print(t)
 
 

@@ -10,15 +10,15 @@ from teton.checks.frontend_rules import FRONTEND_RULES
 from teton.checks.ib_rules import IB_RULES, ib_size_terms, ib_switch_count
 from teton.checks.intent_rules import INTENT_RULES
 from teton.checks.rack_rules import RACK_RULES
-from teton.design.addressing import PoolExhausted, host_block_plen, pools
+from teton.design.capacity import pool_uses
 from teton.design.frontend import fe_counts, fe_rack_ports, has_zone0
-from teton.design.management import FIRST_HOST, mgmt_capacity, reserved_addresses
+from teton.design.management import FIRST_HOST, reserved_addresses
 from teton.design.roce import RoceShape, roce_room
 from teton.design.room import Room, room_of
 from teton.fabric.roles import tier_roles
 from teton.findings import Finding
 from teton.limits import MAX_DEVICES, MAX_LINKS
-from teton.spec.model import Addressing, Cluster, RoceBackend, SwitchModel
+from teton.spec.model import Cluster, RoceBackend, SwitchModel
 
 SpecRule = Callable[[Cluster, str], Iterator[Finding]]
 PRIVATE_ASN = (4200000000, 4294967294)
@@ -202,47 +202,24 @@ def ports_overcommitted(c: Cluster, file: str) -> Iterator[Finding]:
 
 
 def pool_exhausted(c: Cluster, file: str) -> Iterator[Finding]:
-    """An address pool is too small for what the design takes from it, or no family gives a needed pool."""
-    plans: list[tuple[str, Addressing, dict[str, int], dict[str, tuple[int, int]]]] = []
+    """An address pool or the management network is too small for what the cluster's room takes from it, or no
+    family gives a needed pool (`teton.design.capacity`)."""
     room = _room(c)
-    if isinstance(c.backend, RoceBackend):
-        s, r = RoceShape.of(c), roce_room(c, room)
-        plans.append(("backend.addressing", c.backend.addressing,
-                      {k: r[k] for k in ("loopbacks", "fabric_links", "host_links")},
-                      {"loopbacks": (32, 128), "fabric_links": (31, 127),
-                       "host_links": (host_block_plen(4, s.rtsw_down), 64)}))
-    if c.frontend is not None:
-        n = fe_counts(c, room)
-        plans.append(("frontend.addressing", c.frontend.addressing,
-                      {k: n[k] for k in ("loopbacks", "fabric_links", "host_links")},
-                      {"loopbacks": (32, 128), "fabric_links": (31, 127),
-                       "host_links": (host_block_plen(4, n["max_host_ports"]), 64)}))
-    switches = sum(demand["loopbacks"] for _, _, demand, _ in plans) + ib_switch_count(c)
-    if c.management.network is not None:
-        reserved = reserved_addresses(c.management)
-        capacity = mgmt_capacity(c.management.network, reserved)
-        if capacity < switches:
-            yield Finding(file, "management.network", f"{c.management.network} has room for {capacity} switch "
-                          f"addresses (from .{FIRST_HOST}, less {len(reserved)} reserved for the gateway and the "
-                          f"servers) but the cluster's room has {switches} switch places ({_room_text(room)})",
+    uses, problems = pool_uses(c, room, ib_switch_count(c))
+    for p in problems:
+        yield Finding(file, p.path, p.message, rule="pool-exhausted")
+    for u in uses:
+        if u.capacity >= u.room:
+            continue
+        if u.which == "switches":
+            yield Finding(file, u.path, f"{u.network} has room for {u.capacity} switch addresses (from "
+                          f".{FIRST_HOST}, less {len(reserved_addresses(c.management))} reserved for the gateway "
+                          f"and the servers) but the cluster's room has {u.room} switch places ({_room_text(room)})",
                           rule="pool-exhausted")
-    for base, addressing, demand, plens in plans:
-        for which, needed in demand.items():
-            v4p, v6p = plens[which]
-            try:
-                v4, v6 = pools(addressing, which, v4_plen=v4p, v6_plen=v6p)
-            except PoolExhausted as exc:
-                plen = v4p if "ipv4" in exc.pool else v6p
-                yield Finding(file, f"{base}.{exc.pool}", f"{exc.network} is smaller than one /{plen} block",
-                              rule="pool-exhausted")
-                continue
-            if v4 is None and v6 is None:
-                yield Finding(file, f"{base}", f"neither ipv4 nor ipv6 gives a {which} pool", rule="pool-exhausted")
-            for fam, pool in (("ipv4", v4), ("ipv6", v6)):
-                if pool is not None and pool.capacity < needed:
-                    yield Finding(file, f"{base}.{fam}.{which}", f"{pool.network} holds {pool.capacity} /{pool.plen} "
-                                  f"blocks but the fabric needs {needed} at its room ({_room_text(room)}): widen "
-                                  "the pool or declare a smaller room:", rule="pool-exhausted")
+        else:
+            yield Finding(file, u.path, f"{u.network} holds {u.capacity} /{u.plen} blocks but the fabric needs "
+                          f"{u.room} at its room ({_room_text(room)}): widen the pool or declare a smaller room:",
+                          rule="pool-exhausted")
 
 
 def _room_text(room: Room) -> str:

@@ -62,7 +62,7 @@ def plan(f: Fabric) -> dict[str, Any]:
         "racks": len({h.rack for h in hosts}),
         "zones": len({h.zone for h in hosts}),
         "switches": {t: roles.get(t, 0) for t in tiers},
-        "frontend_switches": {"rsw": roles.get("fe-rsw", 0), "fsw": roles.get("fsw", 0)},
+        "frontend_switches": {"rsw": roles.get("fe-rsw", 0), "fsw": roles.get("fsw", 0), "ssw": roles.get("ssw", 0)},
         "switch_models": {role: dict(sorted(c.items())) for role, c in sorted(models.items())},
         "links": dict(sorted(links.items())),
         "cables": dict(sorted(media.items())),
