@@ -28,7 +28,6 @@ def lab_with_room() -> dict[str, Any]:
     data = yaml.safe_load(LAB.read_text())
     data["room"] = dict(ROOM)
     data["backend"]["addressing"]["ipv4"]["host_links"] = "10.64.0.0/23"
-    data["backend"]["ctsw"]["oversubscription"] = 2.0
     return data
 
 
@@ -204,3 +203,47 @@ def test_the_24k_reference_grows_a_zone_touching_only_the_atsws_and_the_spines(t
     assert {old.devices[n].role for n in touched} == {"atsw", "ssw"}
     assert len(touched) == 28 + 16
     assert len(set(new.devices) - set(old.devices)) == 16 + 192 * 2 + 4 + 192 * 2       # CTSW, RTSW+RSW, FSW, hosts
+
+
+# files that list every host or every link of the cluster: they gain the new ones' lines
+CLUSTER_LISTS = {"fabric.json", "cabling.csv", "manifest.json", "ansible/inventory.yml", "hosts/backend.json",
+                 "slurm/topology.conf", "slurm/gres.conf", "slurm/slurm.conf"}
+
+
+def _render(data: dict[str, Any], folder: Path) -> dict[str, bytes]:
+    from teton.build import build
+
+    folder.mkdir(parents=True)
+    out = build(str(write_spec(folder, data, "spec.yaml")), folder / "build")
+    return {p.relative_to(out.path).as_posix(): p.read_bytes() for p in sorted(out.path.rglob("*")) if p.is_file()}
+
+
+def _changed_devices(old: dict[str, bytes], new: dict[str, bytes]) -> tuple[set[str], set[str]]:
+    """(devices whose existing files changed, other existing files that changed)."""
+    changed = {p for p in old if p in new and old[p] != new[p]}
+    devices = {p.split("/")[1] for p in changed if p.startswith("devices/")}
+    return devices, {p for p in changed if not p.startswith("devices/")}
+
+
+def test_a_zone_added_rewrites_no_file_of_an_existing_rack_or_spine(tmp_path):
+    """Rendered: the ATSWs' and front-end spines' configs gain the new zone's ports; every other existing device's
+    files, every existing host's variables, stay byte-identical."""
+    data = lab_with_room()
+    old = _render(data, tmp_path / "old")
+    data["zones"] = 3
+    new = _render(data, tmp_path / "new")
+    devices, others = _changed_devices(old, new)
+    assert devices == {"atsw01", "atsw02", "ssw01-01", "ssw02-01"}
+    assert others <= CLUSTER_LISTS, others - CLUSTER_LISTS
+
+
+@pytest.mark.scale24k
+def test_the_24k_reference_zone_added_rewrites_only_the_atsws_and_spines_files(tmp_path):
+    data = yaml.safe_load(REF24K.read_text())
+    old = _render(data, tmp_path / "old")
+    data["zones"] = 9
+    new = _render(data, tmp_path / "new")
+    devices, others = _changed_devices(old, new)
+    assert devices == {f"atsw{a:02d}" for a in range(1, 29)} | {f"ssw{j:02d}-{k:02d}" for j in range(1, 5)
+                                                                  for k in range(1, 5)}
+    assert others <= CLUSTER_LISTS, others - CLUSTER_LISTS
