@@ -18,7 +18,6 @@ from teton.spec import (
     Management,
     RoceBackend,
     RoceQos,
-    Room,
     RtswTier,
     ServiceHost,
     Share,
@@ -72,7 +71,6 @@ cluster = Cluster(
         ]),
     ],
     services=[ServiceHost(name="slurmctl", role="slurm-controller")],
-    room=Room(zones=2, racks_per_zone=2, storage_racks=1),
     management=Management(
         network="192.0.2.0/24",
         gateway="192.0.2.1",

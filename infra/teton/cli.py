@@ -171,10 +171,12 @@ def _print_plan(p: dict[str, Any]) -> None:
     t.add_row("storage", f"{s['servers']:,} servers in {s['racks']} racks, {s['drives']:,} drives, "
                          f"{s['raw_pb']} PB raw")
     t.add_row("power", f"{p['power_kw']:,} kW")
+    from teton.design.room import NO_ROOM
+
     dims = p["room"]["dimensions"]
-    t.add_row("room to grow", "; ".join(f"{k.replace('_', ' ')} {v['now']:,} of {v['room']:,}"
-                                        + (f" ({v['why']})" if v["why"] != "declared" else "")
-                                        for k, v in dims.items() if v["room"]))
+    t.add_row("room to grow", NO_ROOM if all(v["why"] == NO_ROOM for v in dims.values()) else "; ".join(
+        f"{k.replace('_', ' ')} {v['now']:,} of {v['room']:,}" + (f" ({v['why']})" if v["why"] != "declared" else "")
+        for k, v in dims.items() if v["room"]))
     t.add_row("pools (blocks now / at the room / held)",
               "\n".join(f"{u['pool']} {u['network']}: {u['now']:,} / {u['room']:,} / {u['blocks']:,}"
                         for u in p["room"]["pools"]))

@@ -139,7 +139,8 @@ def test_a_blocking_factor_halves_the_uplinks(tmp_path, data):
 
 
 def test_too_many_sus_for_three_levels():
-    c = Cluster.model_validate({**yaml.safe_load(REF_IB.read_text()), "zones": 99})
+    ref = yaml.safe_load(REF_IB.read_text())
+    c = Cluster.model_validate({**ref, "zones": 99, "room": {**ref["room"], "zones": 99}})
     c = c.model_copy(update={"host": c.host.model_copy(update={"backend_nics": 24})})
     (f,) = [f for f in check_spec(c, "s.yaml") if f.severity == "error"]
     assert (f.rule, f.path) == ("fat-tree", "zones") and "beyond a three-level fat tree" in f.message

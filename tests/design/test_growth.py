@@ -184,12 +184,29 @@ def test_an_undeclared_room_is_what_the_ports_hold(tmp_path):
     from teton.design.room import room_of
 
     data = yaml.safe_load(LAB.read_text())
-    del data["room"]
+    data["room"] = {}
     cluster = load_spec(write_spec(tmp_path, data))
     room = room_of(cluster, catalogue_for(cluster))
     # a 7804R3 ATSW: 144 ports for 4 CTSWs a zone; a 7804R3 CTSW: 144 ports, 2 kept for the ATSWs
     assert (room.zones, room.racks_per_zone, room.atsw) == (36, 142, 2)
     assert room.why["zones"] == "arista-7804r3 ATSW ports" and room.why["atsw"] == "the spec's count"
+    path = write_spec(tmp_path, data)                                  # the lab's /24 pools cannot hold that
+    assert "pool-exhausted" in {f.rule for f in check_spec(load_spec(path), str(path))}
+
+
+def test_a_spec_without_a_room_is_laid_out_for_what_it_has(tmp_path):
+    from teton.catalogue import catalogue_for
+    from teton.design.room import NO_ROOM, room_of
+
+    cluster = load_spec(LAB)
+    room = room_of(cluster, catalogue_for(cluster))
+    assert (room.zones, room.racks_per_zone, room.atsw, room.storage_racks) == (2, 2, 2, 1)
+    assert set(room.why.values()) == {NO_ROOM}
+    data = yaml.safe_load(LAB.read_text())
+    old = fabric_of(data, tmp_path, "old.yaml")
+    data["zones"] = 3
+    new = fabric_of(data, tmp_path, "new.yaml")
+    assert moved(old, new)            # no room: growing renumbers (as teton always did), and the diff says so
 
 
 @pytest.mark.scale24k

@@ -1,5 +1,6 @@
 """The room a cluster is laid out for: the most zones, racks per zone, aggregators, spines per plane and storage
-racks it will have, declared under `room:` or taken from what the chosen models' ports hold.
+racks it will have, declared under `room:` or taken from what the chosen models' ports hold.  A spec without `room:`
+is laid out for exactly what it has (as every teton before the room), so its pools need not hold more.
 
 Every position the designers hand out is a function of a device's stable identity (zone, rack, plane, storage group
 and rack) and of this room, never of how many devices exist now: the n-th loopback, link net, host block, port of an
@@ -30,26 +31,46 @@ class Room:
     racks_per_zone: int
     atsw: int
     ssw_per_plane: int
-    storage_racks: int                          # per storage group
+    storage_racks: int                          # per storage group (the most of any group, without a room)
     services: bool                              # a service rack (zone 0 of the front end, slot 0)
     groups: int                                 # storage groups
+    storage_slots: tuple[int, ...] = ()         # each group's racks in the layout: the room, or (without a room)
+                                                # its racks now, so a rack added to the last group still appends
     why: dict[str, str] = field(default_factory=dict, compare=False)
     short: tuple[tuple[str, int, int], ...] = ()    # (spec path, room, what the spec has) where the room is too small
 
     @property
     def zone0_racks(self) -> int:
         """Racks of the front end's zone 0: the service rack, then every storage group's room."""
-        return (1 if self.services else 0) + self.groups * self.storage_racks
+        return (1 if self.services else 0) + sum(self._storage())
 
     def zone0_slot(self, group: int | None, rack: int) -> int:
         """Slot of a zone-0 rack: 0 for the service rack (group None), then storage group g's rack r (1-based)."""
         if group is None:
             return 0
-        return (1 if self.services else 0) + (group - 1) * self.storage_racks + rack - 1
+        return (1 if self.services else 0) + sum(self._storage()[:group - 1]) + rack - 1
+
+    def _storage(self) -> tuple[int, ...]:
+        return self.storage_slots or (self.storage_racks,) * self.groups
 
     def rack_slot(self, zone: int, rack: int) -> int:
         """Slot of compute rack `rack` of zone `zone` (both 1-based) among every compute rack of the room."""
         return (zone - 1) * self.racks_per_zone + rack - 1
+
+
+NO_ROOM = "none declared: laid out for what the spec has (`room: {}` lays out for what the ports allow)"
+
+
+def _no_room(cluster: Cluster) -> Room:
+    """The room of a spec that declares none: exactly what it has (the layout of a cluster that is rebuilt, not
+    grown: a zone added renumbers, and `teton diff` says so)."""
+    be, fe = cluster.backend, cluster.frontend
+    return Room(zones=cluster.zones, racks_per_zone=cluster.racks_per_zone,
+                atsw=be.atsw.count if isinstance(be, RoceBackend) else 0,
+                ssw_per_plane=fe.ssw.per_plane if fe is not None and fe.ssw is not None else 1,
+                storage_racks=max((g.racks for g in cluster.storage), default=1), services=bool(cluster.services),
+                groups=len(cluster.storage), storage_slots=tuple(g.racks for g in cluster.storage),
+                why=dict.fromkeys(("zones", "racks_per_zone", "atsw", "ssw_per_plane", "storage_racks"), NO_ROOM))
 
 
 def ports_at(model: SwitchModel, speed: int) -> int:
@@ -60,8 +81,10 @@ def ports_at(model: SwitchModel, speed: int) -> int:
 def room_of(cluster: Cluster, models: dict[str, SwitchModel]) -> Room:
     """The room of `cluster`: declared where `room:` says, else what the models' ports hold; never below what the
     spec has (a shortfall is listed in `short` for the rule)."""
-    r = cluster.room
     be, fe = cluster.backend, cluster.frontend
+    if cluster.room is None:
+        return _no_room(cluster)
+    r = cluster.room
     why: dict[str, str] = {}
     short: list[tuple[str, int, int]] = []
 

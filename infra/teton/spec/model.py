@@ -478,8 +478,8 @@ class Management(SpecModel):
 class Room(SpecModel):
     """Room to grow in place: the most of each thing the cluster will have.  Every address block, ASN, port, loopback
     and cable id is laid out for this room (never for how many exist now), so adding a zone, racks, storage racks,
-    aggregators or spines up to it changes only the new devices and the ports where they attach.  Unset: what the
-    chosen models' ports allow (`teton plan` prints the room and how much of each pool it takes)."""
+    aggregators or spines up to it changes only the new devices and the ports where they attach.  A dimension left
+    out: what the chosen models' ports allow (`teton plan` prints the room and how much of each pool it takes)."""
 
     zones: int | None = Field(default=None, ge=1, le=99, description="most AI zones; default: what the ATSWs' and "
                               "the front-end spines' downlink ports hold")
@@ -522,7 +522,9 @@ class Cluster(SpecModel):
                                         description="service hosts, all in one service rack of the front end's zone 0 "
                                                     f"(with the storage racks), {limit_text('MAX_SERVICE_HOSTS')}")
     management: Management = Management()
-    room: Room = Field(default_factory=Room, description="room to grow in place (zones, racks, aggregators ...)")
+    room: Room | None = Field(default=None, description="room to grow in place (zones, racks, aggregators ...); "
+                              "none: laid out for what the spec has now (growing renumbers); `room: {}`: for what "
+                              "the models' ports allow")
     switch_models: list[SwitchModel] = Field(default_factory=list, max_length=limits.MAX_SWITCH_MODELS,
                                              description="extra catalogue entries; same name overrides the built-in; "
                                                          f"{limit_text('MAX_SWITCH_MODELS')}")
