@@ -142,7 +142,7 @@ def test_three_levels_with_uneven_core_links_route_with_ftree(tmp_path):
     """A three-level tree of a small radix-8 IB switch: 6 SUs in 2 pods, 8 spines, 4 cores; each spine's 3 uplinks
     reach its plane's 2 cores 2 + 1 (the 24k reference's 32 uplinks over 12 cores are 3 + 2)."""
     data = yaml.safe_load(LAB_IB.read_text())
-    data.update(zones=6, racks_per_zone=1, hosts_per_rack=2, frontend=None, storage=[])
+    data.update(zones=6, racks_per_zone=1, hosts_per_rack=2, frontend=None, storage=[], services=[])
     data["host"].update(gpus=2, backend_nics=2)
     data["switch_models"] = [{"name": "ib-8", "vendor": "test", "asic": "radix 8", "asic_tbps": 6.4,
                               "port_naming": "ib", "nos": [],

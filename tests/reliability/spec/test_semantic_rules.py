@@ -15,10 +15,12 @@ import yaml
 from click.testing import CliRunner
 
 from tests.helpers import LAB, REF24K, write_spec
+from teton.catalogue import catalogue_for
 from teton.checks import check_spec, spec_rules
 from teton.cli import main
 from teton.design.builder import PortOverflow, Ports
 from teton.design.frontend import fe_counts
+from teton.design.room import room_of
 from teton.spec.model import Cluster, SwitchModel
 
 
@@ -205,7 +207,8 @@ def test_size_counts_match_the_design(spec):
     devices, links = spec_rules.size_terms(designed.cluster)
     assert sum(n for _, n, _ in devices) == len(designed.fabric.devices)
     assert sum(n for _, n, _ in links) == len(designed.fabric.links)
-    fe = fe_counts(designed.cluster)                        # and what the pool check expects of the front end
+    room = room_of(designed.cluster, catalogue_for(designed.cluster))     # a spec without room: what it has
+    fe = fe_counts(designed.cluster, room)                  # and what the pool check expects of the front end
     assert sum(n for what, n, _ in devices if what in ("RSW", "FSW", "SSW")) == fe["loopbacks"]
     assert sum(n for what, n, _ in links if what in ("RSW-FSW", "FSW-SSW")) == fe["fabric_links"]
 
