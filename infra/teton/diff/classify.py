@@ -20,6 +20,7 @@ A change whose existing devices are all `attached` is an expansion (devices adde
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
@@ -124,10 +125,24 @@ def bounded(items: list[str] | tuple[str, ...], limit: int) -> list[str]:
     return [*items[:limit], f"and {len(items) - limit:,} more"]
 
 
+def _natural(name: str) -> tuple[tuple[int, str], ...]:
+    """Ports and address keys in the order a reader expects (Ethernet8 before Ethernet16), whatever the facts' order
+    (a designed side's, or a replayed side's JSON)."""
+    return tuple((int(x), "") if x.isdigit() else (-1, x) for x in re.split(r"(\d+)", name) if x)
+
+
 def _peer(link: str) -> str:
     """The peer device of a link fact ("down z01-r001-h1:be0 400G mtu 9100")."""
     parts = link.split(" ")
     return parts[1].split(":", 1)[0] if len(parts) > 1 else ""
+
+
+def _address_order(key: str) -> tuple[int, tuple[tuple[int, str], ...]]:
+    """The device's own addresses (loopback, router id, management, prefixes) first, then its ports'."""
+    return (_OWN.index(key) if key in _OWN else len(_OWN), _natural(key))
+
+
+_OWN = ("loopback4", "loopback6", "router_id", "mgmt", "prefixes4", "prefixes6")
 
 
 def _local_addresses(addresses: dict[str, str], ports: set[str]) -> set[str]:
@@ -149,9 +164,9 @@ def classify_device(d: DeviceChange, added: set[str], removed: set[str]) -> Devi
 
     old_links: dict[str, str] = old.get("links", {})
     new_links: dict[str, str] = new.get("links", {})
-    gained = [p for p in new_links if p not in old_links]
-    lost = [p for p in old_links if p not in new_links]
-    for p in old_links:
+    gained = sorted((p for p in new_links if p not in old_links), key=_natural)
+    lost = sorted((p for p in old_links if p not in new_links), key=_natural)
+    for p in sorted(old_links, key=_natural):
         if p in new_links and old_links[p] != new_links[p]:
             moved.append(f"{p} {old_links[p]} -> {new_links[p]}")
     for p in gained:
@@ -165,13 +180,13 @@ def classify_device(d: DeviceChange, added: set[str], removed: set[str]) -> Devi
         moved.append(f"ASN {old.get('asn')} -> {new.get('asn')}")
     old_addr: dict[str, str] = old.get("addresses", {})
     new_addr: dict[str, str] = new.get("addresses", {})
-    for k in old_addr:
+    for k in sorted(old_addr, key=_address_order):
         if k not in new_addr:
             if k not in lost:
                 moved.append(f"{k} {old_addr[k]} -> none")
         elif old_addr[k] != new_addr[k]:
             moved.append(f"{k} {old_addr[k]} -> {new_addr[k]}")
-    for k in new_addr:
+    for k in sorted(new_addr, key=_address_order):
         if k not in old_addr and k not in gained:
             moved.append(f"{k} none -> {new_addr[k]}")
 
