@@ -3,13 +3,18 @@
 Each rule is a small function over the comparison that returns (level, reason) pairs; the verdict is the highest.
 
 - high: an intent shared by the whole fabric changes (the RoCE QoS, the management plane, the switch policy ...);
-  the ASN of an existing switch changes (the ASN plan); every spine of a zone (every CTSW), every aggregation switch
-  (ATSW), every front-end spine (SSW), or every FSW of a zone is touched in a way that takes something away (a
-  session or an address removed or renumbered, a link rewired, an intent changed); every rail of a rack (every
-  host-facing port of its rack switch) changes; more than half of the switches change.
-- medium: switches are removed; the change reaches beyond one rack; a whole tier or zone is touched but only gains
-  (new sessions and ports: adding a zone touches every ATSW this way).
-- low: one rack (its rack switches and hosts), or hosts only.
+  the ASN of an existing switch changes (the ASN plan); an existing switch is renumbered (`teton.diff.classify`);
+  every spine of a zone (every CTSW), every aggregation switch (ATSW), every front-end spine (SSW), or every FSW of a
+  zone is touched in a way that takes something away (renumbered, a link rewired, an intent changed); every rail of
+  a rack (every host-facing port of its rack switch) changes; more than half of the switches change, unless the
+  change is an expansion (or decommission): then that is medium, its size alone is not HIGH.
+- medium: switches are removed; an existing host is renumbered; the change reaches beyond one rack; a whole tier or
+  zone is touched but only attached (new sessions and ports: adding a zone touches every ATSW this way; or only the
+  lines of removed devices), or a whole zone is removed.
+- low: one rack (its rack switches and hosts), or hosts only; an expansion or decommission says so.
+
+Which existing device only attaches, is renumbered or changes is one definition, `teton.diff.classify`'s: the rules
+here read its classes.
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ from typing import NamedTuple
 
 from teton.diff.classify import Classification, DeviceClass, classify, intent_names
 from teton.diff.engine import Comparison, DeviceChange
-from teton.fabric.roles import of_tier
+from teton.fabric.roles import of_tier, report_rank
 
 LEVELS = ("none", "low", "medium", "high")
 HALF = 0.5
@@ -33,9 +38,6 @@ class Reason(NamedTuple):
 
 
 Rule = Callable[[Comparison], Iterator[Reason]]
-
-
-INTENTS = ("qos", "management", "buffers", "policy", "asn")
 
 
 def _takes_away(d: DeviceChange, found: Classification) -> bool:
@@ -166,7 +168,7 @@ def expansion(c: Comparison) -> Iterator[Reason]:
     kind = found.kind
     n = found.counts()
     if kind is not None:
-        attached = found.named("attached")
+        attached = sorted(found.named("attached"), key=lambda k: report_rank(k.role))     # switches top-down
         where = (f"; {len(attached):,} existing device(s) only gain or lose the ports and sessions that attach "
                  f"them, e.g. {attached[0].name}" if attached else "; no existing device changes")
         yield Reason("low", kind.replace(" ", "-"), f"{_a(kind)}: {n['added']:,} device(s) added, "
@@ -178,7 +180,8 @@ def renumbering(c: Comparison) -> Iterator[Reason]:
     found = classify(c)
     moved = found.named("renumbered")
     switches = [k for k in moved if c.new.index.get(k.name, c.old.index[k.name]).nos is not None]
-    hosts = [k for k in moved if k not in switches]
+    named = {k.name for k in switches}
+    hosts = [k for k in moved if k.name not in named]
     if switches:
         yield Reason("high", "renumbered", f"{len(switches):,} existing switch(es) renumbered, e.g. "
                      f"{_example(switches[0])} ({switches[0].reason})")
