@@ -1,4 +1,5 @@
-"""Benchmark: `teton diff` of a one-rack change on the 24k reference, and `teton render` with the render cache.
+"""Benchmark: `teton diff` of a one-rack change and of a zone added on the 24k reference, and `teton render` with the
+render cache.
 
 Every figure is the wall time of the command line (`teton ...` in a fresh process, as a user or CI runs it), with its
 own empty render cache ($TETON_CACHE_DIR in a temporary folder), and the CPU time it used (with its workers): on a
@@ -7,6 +8,8 @@ a tree nobody edits meanwhile (e.g. a copy: `PYTHONPATH=COPY/infra python COPY/b
 
 1. diff, cold:     an empty cache; both sides designed, only the devices that differ rendered;      goal <= 15 s
 2. diff, warm:     the same diff again: both sides replayed from their records;                     goal <= 3 s
+2b. diff, zone added: another empty cache; `zones` one more (8 -> 9): the verdict and the devices per class
+                   (added, attached, renumbered, changed: `teton.diff.classify`)
 3. render, cold:   the whole 24k build into another empty cache
 4. render, warm:   the same spec again, nothing changed: replayed from the cache, written, manifest; goal <= 3 s
 5. render, one rack: a one-rack change after 4: only that rack's switches rendered again
@@ -44,6 +47,24 @@ def one_rack(folder: Path, rack: str, name: str) -> Path:
     return path
 
 
+def zone_added(folder: Path) -> Path:
+    """The reference with one zone more; only `zones` is edited (a spec that declares `room:` keeps its room)."""
+    data = yaml.safe_load(REF.read_text())
+    data["zones"] += 1
+    path = folder / "zone-added.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    return path
+
+
+def classes(report: Path) -> str:
+    """The verdict and the device counts per class of a JSON diff report."""
+    data = json.loads(report.read_text())
+    n = data["classification"]["counts"]
+    kind = data["classification"]["kind"] or "not an expansion"
+    return (f"verdict {data['verdict']}, {kind}: {n['added']:,} added, {n['removed']:,} removed, "
+            f"{n['attached']:,} attached, {n['renumbered']:,} renumbered, {n['changed']:,} changed")
+
+
 def _cpu() -> float:
     r = resource.getrusage(resource.RUSAGE_CHILDREN)
     return r.ru_utime + r.ru_stime
@@ -75,6 +96,10 @@ def main() -> None:
         rows.append(("diff, cold", wall, cpu, err.strip().splitlines()[-1]))
         wall, cpu, err = timed("diff warm", diff, env, (1,))
         rows.append(("diff, warm", wall, cpu, err.strip().splitlines()[-1]))
+        zone_env = {**env, "TETON_CACHE_DIR": str(tmp / "cache-zone")}      # cold: an empty cache of its own
+        zone = ["diff", str(base), str(zone_added(tmp)), "--format", "json", "-o", str(tmp / "zone.json")]
+        wall, cpu, _ = timed("diff zone added", zone, zone_env, (1, 2))       # 2: HIGH (a renumbering)
+        rows.append(("diff, zone added (cold)", wall, cpu, classes(tmp / "zone.json")))
         if not args.skip_full:
             out = ["render", str(base), "-o", str(tmp / "build"), "--force"]
             cold_env = {**env, "TETON_CACHE_DIR": str(tmp / "cache-render")}

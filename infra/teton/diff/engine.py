@@ -77,6 +77,7 @@ class Comparison:
     devices: list[DeviceChange]            # changed devices, by name
     files: list[FileDiff]                  # files that are not one device's (fabric.json, cabling.csv ...)
     head: list[str]                        # fabric-wide facts that differ (qos, management, policy ...)
+    memo: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)   # derived once (classify)
 
 
 def _device_of_file(rel: str, names: set[str]) -> str | None:

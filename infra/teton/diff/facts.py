@@ -6,15 +6,22 @@ the rendered files under the slice digest, and a side replayed from the cache ne
      "sessions": ["10.1.0.0 10.1.0.1 4200000101", ...],      local address, peer address, peer ASN
      "addresses": {"loopback4": "10.0.0.30/32", "mgmt": "...", "Ethernet0": "10.64.0.0/31 fd00:1::/127", ...},
      "links": {"Ethernet0": "down z01-r001-h1:be0 400G mtu 9100", ...},
+     "routing": {"maximum_prefixes": "7000", "groups": ["ATSW_V4 ipv4 up active", ...], ...},
+                                          every field of its routing but the neighbours (the sessions above), as text
      "fields": {"routing": "<digest>", "qos": "<digest>", ...}}   every field of the record, by digest
+
+The routing's own fields tell a neighbour list that only grows (an expansion: `teton.diff.classify`) from a policy
+that changes (maximum-prefix 7000 -> 8000).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from typing import Any
 
 from teton.build.cache import RenderCache
+from teton.fabric.intent import Routing
 from teton.fabric.model import Device, Fabric
 from teton.fabric.slice import DigestMemo, field_values
 
@@ -25,6 +32,25 @@ _NOT_FIELDS = frozenset({"name"})
 
 def _short(value: object) -> str:
     return hashlib.sha256(repr(value).encode()).hexdigest()[:16]
+
+
+def routing_facts(r: Routing | None) -> dict[str, Any]:
+    """The routing's fields but its neighbours, as text: its peer groups as a sorted list, the rest one string each."""
+    if r is None:
+        return {}
+    out: dict[str, Any] = {}
+    for f in dataclasses.fields(r):
+        value = getattr(r, f.name)
+        if f.name == "neighbors":
+            continue
+        if f.name == "groups":
+            out[f.name] = sorted(f"{g.name} {g.family} {g.direction} {'passive' if g.passive else 'active'}"
+                                 for g in value)
+        elif isinstance(value, tuple) and all(isinstance(x, str) for x in value):
+            out[f.name] = " ".join(value)
+        else:
+            out[f.name] = str(value)
+    return out
 
 
 def device_facts(d: Device, memo: DigestMemo | None = None) -> dict[str, Any]:
@@ -40,6 +66,7 @@ def device_facts(d: Device, memo: DigestMemo | None = None) -> dict[str, Any]:
         links[i.name] = f"{i.direction} {i.peer}:{i.peer_port} {i.speed_gbps}G mtu {i.mtu}"
     sessions = sorted(f"{n.local_address} {n.address} {n.remote_as}" for n in d.routing.neighbors) if d.routing else []
     return {"asn": d.asn, "sessions": sessions, "addresses": addresses, "links": links,
+            "routing": routing_facts(d.routing),
             "fields": {name: _short(value) for name, value in field_values(d, memo or DigestMemo())
                        if name not in _NOT_FIELDS}}
 

@@ -1,5 +1,7 @@
 """The diff as text (every line, for a terminal or an artifact), markdown (a pull-request comment, kept under GitHub's
-limit) or JSON (for scripts: `devices_changed`, `verdict`, `reasons`, `summary`, every device's diffs)."""
+limit) or JSON (for scripts: `devices_changed`, `verdict`, `reasons`, `summary`, `classification`, every device's
+diffs).  Every format says each device's class (`teton.diff.classify`): added, removed, attached, renumbered, changed,
+and for an expansion what the attached devices gain and what the renumbered ones move, in bounded lists."""
 
 from __future__ import annotations
 
@@ -7,6 +9,7 @@ import json
 from collections import Counter, defaultdict
 from typing import Any
 
+from teton.diff.classify import CLASSES, Classification, DeviceClass, bounded, classify
 from teton.diff.engine import Comparison, DeviceChange
 from teton.diff.textdiff import FileDiff
 from teton.diff.verdict import Reason
@@ -14,6 +17,9 @@ from teton.fabric.roles import report_rank
 
 MARKDOWN_LIMIT = 60_000          # characters; GitHub refuses a comment over 65,536
 MARKDOWN_FILE_LINES = 120        # diff lines shown per file in markdown
+JSON_LIST = 50                   # items of a class's lists in JSON (ports, sessions, moves, device names)
+SHORT_LIST = 8                   # ... in markdown and text
+EXAMPLES = 10                    # devices of each class described in markdown and text
 
 
 def _group_key(d: DeviceChange) -> tuple[int, str, int]:
@@ -65,20 +71,77 @@ def as_json(c: Comparison, level: str, reasons: list[Reason]) -> str:
     def file(f: FileDiff) -> dict[str, Any]:
         return {"path": f.path, "status": f.status, "added": f.added, "removed": f.removed, "diff": "\n".join(f.lines)}
 
+    found = classify(c)
     data = {
         "old": c.old.label, "new": c.new.label, "verdict": level,
         "reasons": [r._asdict() for r in reasons],
         "devices_changed": [d.name for d in c.devices],
         "summary": summary(c),
+        "classification": classification(found, JSON_LIST),
         "devices": [{"name": d.name, "role": d.info.role, "zone": d.info.zone, "rack": d.info.rack,
                      "plane": d.info.plane, "status": d.status, "files": [file(f) for f in d.files],
                      "changed_fields": d.changed_fields(),
                      "sessions_added": sorted(" ".join(s) for s in d.sessions()[0]),
                      "sessions_removed": sorted(" ".join(s) for s in d.sessions()[1]),
+                     **_class_json(found.of[d.name]),
                      "variables": d.variables() if d.is_host else []} for d in c.devices],
         "files": [file(f) for f in c.files],
     }
     return json.dumps(data, indent=1, sort_keys=True) + "\n"
+
+
+def classification(found: Classification, limit: int) -> dict[str, Any]:
+    """The classes of the devices: 'expansion' (or 'decommission', or None), counts per class and per role, the
+    devices added and removed, and of each existing class the devices' names (each list bounded by `limit`)."""
+    return {"kind": found.kind, "counts": found.counts(),
+            "roles": dict(sorted(found.by_role().items(), key=lambda kv: report_rank(kv[0]))),
+            **{kind: bounded([k.name for k in found.named(kind)], limit) for kind in CLASSES}}
+
+
+def _class_json(k: DeviceClass) -> dict[str, Any]:
+    return {"class": k.kind, "ports_added": bounded(k.ports_added, JSON_LIST),
+            "ports_removed": bounded(k.ports_removed, JSON_LIST), "moved": bounded(k.moved, JSON_LIST),
+            "intents": bounded(k.intents, JSON_LIST), "reason": k.reason}
+
+
+def _class_lines(found: Classification, code: str = "") -> list[str]:
+    """The classification in lines of text (markdown with `code` = "`"): counts, then examples of each class."""
+    n = found.counts()
+    q = code
+    out = [f"{_kind_text(found.kind)}: {n['added']:,} added, {n['removed']:,} removed; of the existing devices that "
+           f"change, {n['attached']:,} attached, {n['renumbered']:,} renumbered, {n['changed']:,} changed"]
+    for kind in ("added", "removed"):
+        if n[kind]:
+            out.append(f"{kind}: " + ", ".join(f"{q}{x}{q}" if not x.startswith("and ") else x
+                                               for x in bounded([k.name for k in found.named(kind)], SHORT_LIST)))
+    for kind in ("attached", "renumbered", "changed"):
+        items = sorted(found.named(kind), key=lambda k: report_rank(k.role))     # switches top-down, then hosts
+        for k in items[:EXAMPLES]:
+            out.append(f"{kind} {q}{k.name}{q}: {_class_detail(k)}")
+        if len(items) > EXAMPLES:
+            out.append(f"{kind}: and {len(items) - EXAMPLES:,} more")
+    return out
+
+
+def _kind_text(kind: str | None) -> str:
+    return {None: "not an expansion", "expansion": "an expansion", "decommission": "a decommission"}.get(
+        kind, f"an {kind}")
+
+
+def _class_detail(k: DeviceClass) -> str:
+    def some(what: str, items: tuple[str, ...]) -> str:
+        return f"{what} {len(items):,} ({', '.join(bounded(items, SHORT_LIST))})"
+
+    parts = []
+    if k.kind == "renumbered":
+        parts.append(some("moves", k.moved) + f"; {k.reason}")
+    if k.intents:
+        parts.append(some("changes", k.intents))
+    for what, items in (("gains ports", k.ports_added), ("gains sessions", k.sessions_added),
+                        ("loses ports", k.ports_removed), ("loses sessions", k.sessions_removed)):
+        if items:
+            parts.append(some(what, items))
+    return "; ".join(parts)
 
 
 def _totals(s: dict[str, Any]) -> str:
@@ -90,11 +153,11 @@ def _totals(s: dict[str, Any]) -> str:
             f"{s['hosts_changed']:,} hosts with changed variables")
 
 
-def _headline(d: DeviceChange) -> str:
+def _headline(d: DeviceChange, k: DeviceClass) -> str:
     added = sum(f.added for f in d.files)
     removed = sum(f.removed for f in d.files)
     a, r = d.sessions()
-    parts = [d.status, f"+{added:,} -{removed:,}"]
+    parts = [d.status if k.kind == d.status else f"{d.status} ({k.kind})", f"+{added:,} -{removed:,}"]
     if a or r:
         parts.append(f"sessions +{len(a)} -{len(r)}")
     fields = [f for f in d.changed_fields() if f not in ("interfaces",)]
@@ -114,11 +177,13 @@ def as_text(c: Comparison, level: str, reasons: list[Reason]) -> str:
         out.append("no device and no file changes")
         return "\n".join(out) + "\n"
     out.append("summary: " + _totals(summary(c)))
+    found = classify(c)
+    out += ["classes: " + line for line in _class_lines(found)]
     for role, zone, items in groups(c):
         out.append("")
         out.append(f"=== {role} · {_zone_text(zone)} · {len(items):,} device(s)")
         for d in items:
-            out.append(f"# {d.name} ({d.info.rack}): {_headline(d)}")
+            out.append(f"# {d.name} ({d.info.rack}): {_headline(d, found.of[d.name])}")
             if d.is_host:
                 out += ["  " + v for v in d.variables()]
             for f in d.files:
@@ -140,18 +205,20 @@ def as_markdown(c: Comparison, level: str, reasons: list[Reason], limit: int = M
     if not c.devices and not c.files:
         return "\n".join(head + ["", "No device and no file changes."]) + "\n"
     s = summary(c)
+    found = classify(c)
     head += ["", _totals(s), "", "| tier | zone | changed | added | removed |", "| --- | --- | ---: | ---: | ---: |"]
     for role, zone, items in groups(c):
         n = Counter(d.status for d in items)
         head.append(f"| {role} | {zone if zone is not None else '-'} | {n['changed']:,} | {n['added']:,} | "
                     f"{n['removed']:,} |")
+    head += _md_classes(found)
     body: list[str] = []
     used = sum(len(x) + 1 for x in head) + 400
     shown = hidden = 0
     for role, zone, items in groups(c):
         section = ["", f"#### {role} · {_zone_text(zone)} ({len(items):,})", ""]
         for d in items:
-            block = _md_device(d, file_lines)
+            block = _md_device(d, found.of[d.name], file_lines)
             if used + len(block) + sum(len(x) + 1 for x in section) > limit:
                 hidden += 1
                 continue
@@ -182,8 +249,18 @@ def _fence(lines: list[str], file_lines: int) -> list[str]:
             *([f"... {more:,} more lines"] if more > 0 else []), "```"]
 
 
-def _md_device(d: DeviceChange, file_lines: int) -> str:
-    lines = ["<details>", f"<summary><code>{d.name}</code> ({d.info.rack}) · {_headline(d)}</summary>", ""]
+def _md_classes(found: Classification) -> list[str]:
+    """The classification in markdown: its first line, a table per role, then the examples as a list."""
+    first, *rest = _class_lines(found, "`")
+    out = ["", f"**Classes: {first}**", "", "| role | " + " | ".join(CLASSES) + " |",
+           "| --- | " + " | ".join("---:" for _ in CLASSES) + " |"]
+    for role, n in sorted(found.by_role().items(), key=lambda kv: report_rank(kv[0])):
+        out.append(f"| {role} | " + " | ".join(f"{n[k]:,}" for k in CLASSES) + " |")
+    return [*out, "", *(f"- {line}" for line in rest)] if rest else out
+
+
+def _md_device(d: DeviceChange, k: DeviceClass, file_lines: int) -> str:
+    lines = ["<details>", f"<summary><code>{d.name}</code> ({d.info.rack}) · {_headline(d, k)}</summary>", ""]
     if d.is_host and d.variables():
         lines += _fence(d.variables(), file_lines)
     for f in d.files:

@@ -3,13 +3,18 @@
 Each rule is a small function over the comparison that returns (level, reason) pairs; the verdict is the highest.
 
 - high: an intent shared by the whole fabric changes (the RoCE QoS, the management plane, the switch policy ...);
-  the ASN of an existing switch changes (the ASN plan); every spine of a zone (every CTSW), every aggregation switch
-  (ATSW), every front-end spine (SSW), or every FSW of a zone is touched in a way that takes something away (a
-  session or an address removed or renumbered, a link rewired, an intent changed); every rail of a rack (every
-  host-facing port of its rack switch) changes; more than half of the switches change.
-- medium: switches are removed; the change reaches beyond one rack; a whole tier or zone is touched but only gains
-  (new sessions and ports: adding a zone touches every ATSW this way).
-- low: one rack (its rack switches and hosts), or hosts only.
+  the ASN of an existing switch changes (the ASN plan); an existing switch is renumbered (`teton.diff.classify`);
+  every spine of a zone (every CTSW), every aggregation switch (ATSW), every front-end spine (SSW), or every FSW of a
+  zone is touched in a way that takes something away (renumbered, a link rewired, an intent changed); every rail of
+  a rack (every host-facing port of its rack switch) changes; more than half of the switches change, unless the
+  change is an expansion (or decommission): then that is medium, its size alone is not HIGH.
+- medium: switches are removed; an existing host is renumbered; the change reaches beyond one rack; a whole tier or
+  zone is touched but only attached (new sessions and ports: adding a zone touches every ATSW this way; or only the
+  lines of removed devices), or a whole zone is removed.
+- low: one rack (its rack switches and hosts), or hosts only; an expansion or decommission says so.
+
+Which existing device only attaches, is renumbered or changes is one definition, `teton.diff.classify`'s: the rules
+here read its classes.
 """
 
 from __future__ import annotations
@@ -18,8 +23,9 @@ from collections import defaultdict
 from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
+from teton.diff.classify import Classification, DeviceClass, classify, intent_names
 from teton.diff.engine import Comparison, DeviceChange
-from teton.fabric.roles import of_tier
+from teton.fabric.roles import of_tier, report_rank
 
 LEVELS = ("none", "low", "medium", "high")
 HALF = 0.5
@@ -34,28 +40,18 @@ class Reason(NamedTuple):
 Rule = Callable[[Comparison], Iterator[Reason]]
 
 
-INTENTS = ("qos", "management", "buffers", "policy", "asn")
-
-
-def _takes_away(d: DeviceChange) -> bool:
-    """The change removes, renumbers or rewires something the device has (not only adds)."""
+def _takes_away(d: DeviceChange, found: Classification) -> bool:
+    """The change renumbers or rewires something the device keeps, or removes the device (not only attaches)."""
     if d.status != "changed":
         return d.status == "removed"
-    _, removed = d.sessions()
-    _, gone, renumbered = d.addresses()
-    old_links: dict[str, str] = (d.old or {}).get("links", {})
-    new_links: dict[str, str] = (d.new or {}).get("links", {})
-    return bool(removed or gone or renumbered or any(new_links.get(k) != v for k, v in old_links.items()))
+    k = found.of[d.name]
+    return k.kind == "renumbered" or any(" loses its link " in i for i in k.intents)
 
 
-def _intents(d: DeviceChange) -> set[str]:
+def _intents(d: DeviceChange, found: Classification) -> set[str]:
     """The intents of the device that change in place (its QoS, management plane, the policy of its routing: timers,
-    ECMP width ...), beside sessions and links that are only added."""
-    fields = set(d.changed_fields())
-    changed = set(INTENTS) & fields
-    if "routing" in fields and not d.sessions()[0]:
-        changed.add("routing")
-    return changed
+    ECMP width ...), beside sessions and links that are only attached (`teton.diff.classify`)."""
+    return intent_names(found.of[d.name])
 
 
 def _zone(z: int | None) -> str:
@@ -105,18 +101,38 @@ def _whole(c: Comparison, roles: frozenset[str]) -> Iterator[tuple[str, int | No
 
 def whole_tiers(c: Comparison) -> Iterator[Reason]:
     shared = _shared_changes(c)
+    found = classify(c)
     for role, zone, got, n in _whole(c, of_tier("spine") | of_tier("aggregation")):
         where = f"of {_zone(zone)}" if role in of_tier("spine") else "of the cluster"
-        intents = set().union(*(_intents(d) for d in got)) - shared    # a shared intent is its own reason
-        if any(_takes_away(d) for d in got):
+        if zone is not None and all(d.status == "removed" for d in got) and _zone_gone(c, zone):
+            yield Reason("medium", f"every-{role}", f"removes every {role.upper()} {where} ({n}): the zone is "
+                         "decommissioned")
+            continue
+        intents = set().union(*(_intents(d, found) for d in got)) - shared    # a shared intent is its own reason
+        if any(_takes_away(d, found) for d in got):
+            renumbered = [found.of[d.name] for d in got if found.of[d.name].kind == "renumbered"]
+            detail = f" ({len(renumbered)} renumbered, e.g. {_example(renumbered[0])})" if renumbered else ""
             yield Reason("high", f"every-{role}", f"touches every {role.upper()} {where} ({n}) and removes, "
-                         "renumbers or rewires sessions, addresses or links on them")
+                         f"renumbers or rewires sessions, addresses or links on them{detail}")
         elif intents:
             yield Reason("high", f"every-{role}", f"changes the {', '.join(sorted(intents))} of every "
                          f"{role.upper()} {where} ({n})")
-        elif not any(_intents(d) for d in got):
-            yield Reason("medium", f"every-{role}", f"touches every {role.upper()} {where} ({n}), only adding "
-                         "sessions and ports")
+        elif not any(_intents(d, found) for d in got):
+            gains = any(found.of[d.name].ports_added for d in got)
+            loses = any(found.of[d.name].ports_removed for d in got)
+            what = ("only adding and removing the sessions and ports of devices that come and go" if gains and loses
+                    else "only losing the sessions and ports of removed devices" if loses
+                    else "only adding sessions and ports")
+            yield Reason("medium", f"every-{role}", f"touches every {role.upper()} {where} ({n}), {what}")
+
+
+def _zone_gone(c: Comparison, zone: int) -> bool:
+    """Every device of `zone` is removed (a zone decommissioned)."""
+    return not any(i.zone == zone for i in c.new.index.values())
+
+
+def _example(k: DeviceClass) -> str:
+    return f"{k.name}: {k.moved[0]}" if k.moved else k.name
 
 
 def rack_rails(c: Comparison) -> Iterator[Reason]:
@@ -134,7 +150,44 @@ def share_of_switches(c: Comparison) -> Iterator[Reason]:
     switches = sum(1 for i in c.old.index.values() if i.nos is not None)
     touched = sum(1 for d in c.devices if d.info.nos is not None and d.status != "added")
     if switches and touched > HALF * switches:
-        yield Reason("high", "most-switches", f"{touched:,} of the {switches:,} existing switches change")
+        kind = classify(c).kind
+        if kind is None:
+            yield Reason("high", "most-switches", f"{touched:,} of the {switches:,} existing switches change")
+        else:           # its size alone does not make an expansion HIGH
+            yield Reason("medium", "most-switches", f"{touched:,} of the {switches:,} existing switches change, "
+                         f"all of them only at their attachment lines ({_a(kind)})")
+
+
+def _a(kind: str) -> str:
+    return f"an {kind}" if kind[0] in "aeiou" else f"a {kind}"
+
+
+def expansion(c: Comparison) -> Iterator[Reason]:
+    """Says when the change is an expansion (or decommission): existing devices only gain (lose) attachment lines."""
+    found = classify(c)
+    kind = found.kind
+    n = found.counts()
+    if kind is not None:
+        attached = sorted(found.named("attached"), key=lambda k: report_rank(k.role))     # switches top-down
+        where = (f"; {len(attached):,} existing device(s) only gain or lose the ports and sessions that attach "
+                 f"them, e.g. {attached[0].name}" if attached else "; no existing device changes")
+        yield Reason("low", kind.replace(" ", "-"), f"{_a(kind)}: {n['added']:,} device(s) added, "
+                     f"{n['removed']:,} removed{where}")
+
+
+def renumbering(c: Comparison) -> Iterator[Reason]:
+    """An existing switch renumbered (an address, ASN, link or session it keeps changes) is HIGH; a host, medium."""
+    found = classify(c)
+    moved = found.named("renumbered")
+    switches = [k for k in moved if c.new.index.get(k.name, c.old.index[k.name]).nos is not None]
+    named = {k.name for k in switches}
+    hosts = [k for k in moved if k.name not in named]
+    if switches:
+        yield Reason("high", "renumbered", f"{len(switches):,} existing switch(es) renumbered, e.g. "
+                     f"{_example(switches[0])} ({switches[0].reason})")
+    if hosts:
+        yield Reason("medium", "hosts-renumbered", f"{len(hosts):,} existing host(s) renumbered, e.g. "
+                     f"{_example(hosts[0])} ({hosts[0].reason})")
 
 
 def removals(c: Comparison) -> Iterator[Reason]:
@@ -166,7 +219,8 @@ def scope(c: Comparison) -> Iterator[Reason]:
                      f"{len(added):,} device(s) added, e.g. {added[0].name}")
 
 
-RULES: tuple[Rule, ...] = (fabric_intents, asn_plan, whole_tiers, rack_rails, share_of_switches, removals, scope)
+RULES: tuple[Rule, ...] = (fabric_intents, asn_plan, renumbering, whole_tiers, rack_rails, share_of_switches,
+                          expansion, removals, scope)
 
 
 def verdict(c: Comparison) -> tuple[str, list[Reason]]:
