@@ -2,10 +2,9 @@
 attachment lines: ports to added/removed devices and the sessions over them), renumbered (something it keeps moves) or
 changed (an intent), and the verdict weighs the classes.
 
-Two kinds of fixture: small synthetic comparisons (three switches, hand-written facts), and the lab with a third zone,
-whose new side is repaired into what the growth-without-renumbering design will give (every existing device keeps its
-ports, addresses and sessions and only gains the links to the new zone): today's designers still renumber the CTSW-ATSW
-links when a zone is added, which one test asserts as the current truth.
+Fixtures: small synthetic comparisons (three switches, hand-written facts); the lab with a third zone (it declares no
+room, so its CTSW-ATSW links move), also repaired by hand into an expansion for the report's shapes; and the lab with
+room to grow (`tests/design/test_growth.py`), where a zone added is a real expansion.
 """
 
 from __future__ import annotations
@@ -175,12 +174,39 @@ def zone_added(tmp_path_factory) -> DiffResult:
     return diff_specs(str(old), str(write_spec(tmp, data, "new.yaml")))
 
 
-def test_today_a_lab_zone_added_renumbers_the_ctsw_atsw_links(zone_added):
-    """CURRENT TRUTH, until the designers grow without renumbering (issue 19): this test then fails on purpose and
-    becomes `attached` for every ATSW (the lead's 24k tests take over)."""
+def test_a_lab_without_room_renumbers_when_a_zone_is_added_and_says_why(zone_added):
+    """The lab declares no room: laid out for what it has, a zone added moves the CTSW-ATSW links (HIGH), and the
+    reason names the cure."""
     found = classify(zone_added.comparison)
     assert found.of["atsw01"].kind == "renumbered" and found.kind is None
+    assert found.of["atsw01"].reason.startswith("the spec declares no room")
     assert zone_added.level == "high" and any(r.rule == "renumbered" for r in zone_added.reasons)
+
+
+def test_a_lab_with_room_zone_added_is_an_expansion(tmp_path):
+    """The real design with room to grow: the ATSWs and the spines are attached, nothing is renumbered."""
+    from tests.design.test_growth import lab_with_room
+
+    data = lab_with_room()
+    old = write_spec(tmp_path, data, "old.yaml")
+    data["zones"] += 1
+    result = diff_specs(str(old), str(write_spec(tmp_path, data, "new.yaml")))
+    found = classify(result.comparison)
+    assert found.kind == "expansion"
+    assert {k.name for k in found.devices if k.existing} == {"atsw01", "atsw02", "ssw01-01", "ssw02-01"}
+    assert {k.kind for k in found.devices if k.existing} == {"attached"}
+    assert result.level == "medium" and not any(r.rule == "renumbered" for r in result.reasons)
+
+
+def test_a_changed_room_is_the_reason_for_renumbering(tmp_path):
+    from tests.design.test_growth import lab_with_room
+
+    data = lab_with_room()
+    old = write_spec(tmp_path, data, "old.yaml")
+    data["room"]["racks_per_zone"] = 3
+    found = classify(diff_specs(str(old), str(write_spec(tmp_path, data, "new.yaml"))).comparison)
+    reasons = {k.reason for k in found.devices if k.kind == "renumbered"}
+    assert reasons == {"the room changed (racks_per_zone 4 -> 3): every place after it moves"}
 
 
 def repaired(result: DiffResult) -> Comparison:

@@ -100,7 +100,15 @@ def test_b_one_zone_added(base, tmp_path):
     by_name = {d.name: d for d in result.comparison.devices}
     assert all(by_name[n].status == "added" for n in added)
     assert {d.status for d in result.comparison.devices if d.name in atsw} == {"changed"}
-    assert result.level == "high"
+    # the reference declares room for 12 zones: an expansion, the ATSWs and the front-end spines only attached
+    from teton.diff.classify import classify
+
+    found = classify(result.comparison)
+    ssw = {n for n, d in old.devices.items() if d.role == "ssw"}
+    assert found.kind == "expansion"
+    assert {k.name for k in found.devices if k.existing} == atsw | ssw
+    assert {k.kind for k in found.devices if k.existing} == {"attached"}
+    assert result.level == "medium"
     assert any(r.rule == "every-atsw" for r in result.reasons)
 
 

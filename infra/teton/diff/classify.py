@@ -8,7 +8,8 @@ Every device a comparison lists is one of:
   kept port, the same loopback, router id, management address and ASN, the same kept links and sessions, and no
   intent field changes beyond its routing's neighbour list (and peer groups) growing or shrinking;
 - `renumbered`: an address, the ASN, the link of a port or a session it keeps changes ("Ethernet3/1/1 10.1.192.1/31
-  -> 10.1.216.1/31"), with a `reason` (the design cannot say why yet: a generic text until it can);
+  -> 10.1.216.1/31"), with a `reason` from the two specs (`renumbering_reason`: no room declared, the room or a pool
+  changed);
 - `changed`: anything else: an intent changes ("routing.maximum_prefixes 7000 -> 8000"), or a link to a device that
   is on both sides comes or goes.
 
@@ -25,8 +26,11 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from teton.catalogue import catalogue_for
+from teton.design.room import room_of
 from teton.diff.engine import Comparison, DeviceChange
 from teton.diff.facts import session_key
+from teton.spec.model import Cluster, RoceBackend
 
 CLASSES = ("added", "removed", "attached", "renumbered", "changed")
 RENUMBERED_REASON = "an address it keeps moves: the pools or the room changed"
@@ -98,9 +102,32 @@ def classify(c: Comparison) -> Classification:
     if not isinstance(found, Classification):
         added = {d.name for d in c.devices if d.status == "added"}
         removed = {d.name for d in c.devices if d.status == "removed"}
-        found = c.memo["classification"] = Classification(tuple(classify_device(d, added, removed)
+        old, new = getattr(c.old, "cluster", None), getattr(c.new, "cluster", None)   # (a test's sides may have none)
+        reason = renumbering_reason(old, new) if old and new else RENUMBERED_REASON
+        found = c.memo["classification"] = Classification(tuple(classify_device(d, added, removed, reason)
                                                                 for d in c.devices))
     return found
+
+
+def renumbering_reason(old: Cluster, new: Cluster) -> str:
+    """Why the design would renumber a device it keeps, from the two specs: no room declared, the room changed, an
+    address pool changed, or the management network changed (`teton.design.room`)."""
+    if old.room is None:
+        return ("the spec declares no room: every place is laid out for what it has, so growing it renumbers; "
+                "declare `room:` (docs/specs.md, \"Room to grow\") to grow in place")
+    a, b = room_of(old, catalogue_for(old)), room_of(new, catalogue_for(new))
+    dims = [f"{k} {getattr(a, k)} -> {getattr(b, k)}" for k in ("zones", "racks_per_zone", "atsw", "ssw_per_plane",
+                                                                  "storage_racks") if getattr(a, k) != getattr(b, k)]
+    if dims:
+        return "the room changed (" + ", ".join(dims) + "): every place after it moves"
+    pools = [p for p, x, y in (("backend.addressing", old.backend.addressing if isinstance(old.backend, RoceBackend)
+                                else None, new.backend.addressing if isinstance(new.backend, RoceBackend) else None),
+                               ("frontend.addressing", old.frontend.addressing if old.frontend else None,
+                                new.frontend.addressing if new.frontend else None),
+                               ("management", old.management, new.management)) if x != y]
+    if pools:
+        return f"{' and '.join(pools)} changed: the places cut from them move"
+    return RENUMBERED_REASON
 
 
 def intent_names(k: DeviceClass) -> set[str]:
@@ -154,8 +181,10 @@ def _sessions(facts: dict[str, Any]) -> dict[tuple[str, str], str]:
     return {session_key(s): s for s in facts.get("sessions", [])}
 
 
-def classify_device(d: DeviceChange, added: set[str], removed: set[str]) -> DeviceClass:
-    """The class of one device of a comparison, given the devices added and removed."""
+def classify_device(d: DeviceChange, added: set[str], removed: set[str],
+                    why: str = RENUMBERED_REASON) -> DeviceClass:
+    """The class of one device of a comparison, given the devices added and removed; `why`: the reason a renumbered
+    device is given (`renumbering_reason`)."""
     if d.status in ("added", "removed") or d.old is None or d.new is None:
         return DeviceClass(d.name, d.info.role, d.status)
     old, new = d.old, d.new
@@ -210,7 +239,7 @@ def classify_device(d: DeviceChange, added: set[str], removed: set[str]) -> Devi
     intents += sorted(fields)
 
     if moved:
-        kind, reason = "renumbered", RENUMBERED_REASON
+        kind, reason = "renumbered", why
     elif intents or not (gained or lost):
         kind, reason = "changed", ""
         intents = intents or [FILES_ONLY]
