@@ -182,7 +182,7 @@ def test_refresh_records_drift_and_up_repairs_it(run):
     drift = _teton_drift(run)
     assert drift.returncode == 1, drift.stderr
     assert f"{LATER}\n  - router bgp 4201002001 / coalesce-time 500" in drift.stdout
-    assert "1 of 14 switches of twin pulumi_lab drifted" in drift.stderr
+    assert "1 of 29 switches of twin pulumi_lab drifted" in drift.stderr      # backend 14, front end 15
     run.pulumi("refresh", "--yes", "--skip-preview")
     res = run.pulumi("preview", "--expect-no-changes", "--diff", check=False)
     assert res.returncode != 0 and "coalesce-time 500" in res.stdout

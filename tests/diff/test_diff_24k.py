@@ -136,6 +136,7 @@ def test_d_the_ctsw_uplink_count(base, tmp_path):
         ctsw = d["backend"]["ctsw"]
         ctsw["oversubscription"] = ctsw["oversubscription"] / 2
         ctsw["uplinks_per_atsw"] = ctsw.get("uplinks_per_atsw", 1) * 2
+        d["backend"]["atsw"]["model"] = "arista-7812r3"     # 12 zones' room x 16 CTSWs x 2 links > a 7808R3's 288
 
     spec = spec_copy(tmp_path, two_uplinks_per_atsw)
     new = fabric_of(spec)

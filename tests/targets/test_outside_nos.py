@@ -190,7 +190,7 @@ def test_the_outside_nos_runs_in_the_twin_and_the_deploy_layer_pushes_its_switch
     service.down(twin)
     report = service.up(str(out), secrets=secrets)   # the switches run the site's secrets, as deployed ones do
     try:
-        assert report.sessions == 128 and report.ecmp_mismatches == ()
+        assert report.sessions == 128 + 40 and report.ecmp_mismatches == ()     # the backend's and the front end's
         assert not set(ctsws) & set(report.eos_as_frr)   # they run their own rendered frr.conf
         provider = Provider()
         provider.config = {"secrets": secrets}
