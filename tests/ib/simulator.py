@@ -110,6 +110,27 @@ class Simulator:
         cwd.mkdir(exist_ok=True)
         return subprocess.run(["timeout", str(timeout), *args], cwd=cwd, env=run_env, capture_output=True, text=True)
 
+    def daemon(self, args: list[str], node: str, *, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
+        """Start `args` on HCA `node` in the background (a subnet manager that keeps running and answers SA
+        queries); the caller stops it by its PID (`stop_daemon`)."""
+        run_env = {**os.environ, **(env or {}), "IBSIM_SOCKNAME": self.name, "SIM_HOST": node,
+                   "LD_PRELOAD": UMAD2SIM}
+        cwd = self.workdir / "clients"
+        cwd.mkdir(exist_ok=True)
+        return subprocess.Popen(args, cwd=cwd, env=run_env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                start_new_session=True)
+
+
+def stop_daemon(p: subprocess.Popen[bytes]) -> None:
+    """Stop a process `Simulator.daemon` started, by its PID: SIGTERM, then SIGKILL after 10 s."""
+    if p.poll() is None:
+        p.send_signal(signal.SIGTERM)
+        try:
+            p.wait(10)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+
 
 def lids(dump: str) -> dict[str, int]:
     """{node description: LID} from an ibnetdiscover dump taken after the subnet manager assigned LIDs (a switch's

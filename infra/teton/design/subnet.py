@@ -8,7 +8,8 @@
   after 4 unanswered polls 10 s apart) and a shared SM_Key, by secret name.
 - Partitions: every tenant's P_Key at index 0 of its members' tables (so NCCL's default P_Key index 0 is the tenant's);
   a tenant's hosts are only limited members of the default partition 0x7fff, so they reach the subnet manager and
-  the switches over it but no other host; hosts of no tenant stay full members of it.
+  the switches over it but no other host (OpenSM 3.3 makes every end port at least a limited member of it, so "not
+  a member" cannot be asked for); hosts of no tenant stay full members of it.
 - QoS: service levels spread over the data VLs round robin; the high-priority SLs get the last VL, scheduled from the
   high-priority arbitration table; the other VLs share the low table equally.
 """
@@ -71,7 +72,8 @@ def subnet_manager(c: Cluster, roots: list[str], hcas: list[str]) -> SubnetManag
     partitions = []
     for p in be.partitions:
         members = {h for z in p.zones for h in su_hosts(c, z)} | set(p.hosts)
-        partitions.append(Partition(p.name, p.pkey, p.ipoib, True, tuple(sorted(members))))
+        partitions.append(Partition(p.name, p.pkey, p.ipoib, True, tuple(sorted(members)), p.mtu, p.rate_gbps,
+                                    p.sl))
     return SubnetManager(
         routing_engines=engines, roots=tuple(sorted(roots)), lmc=sm.lmc, mtu=be.mtu, sm_key_secret=sm.sm_key_secret,
         sweep_interval_s=sm.sweep_interval_s, polling_timeout_ms=POLLING_TIMEOUT_MS, polling_retries=POLLING_RETRIES,

@@ -27,6 +27,9 @@ class Partition(NamedTuple):
     ipoib: bool
     index0: bool               # its P_Key goes to index 0 of the members' tables (NCCL's default P_Key index)
     members: tuple[str, ...]   # host names, sorted
+    mtu: int | None = None     # bytes; None: the subnet's
+    rate_gbps: int | None = None          # its IPoIB broadcast group's rate; None: OpenSM's
+    sl: int | None = None      # None: OpenSM's
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,7 +55,8 @@ class SubnetManager:
     polling_retries: int                # ... and takes over after this many unanswered polls
     instances: tuple[SmInstance, ...]   # master first
     default_limited: tuple[str, ...]    # hosts only limited members of the default partition 0x7fff (the tenants'
-                                        # members); every other host's HCAs are full members
+                                        # members; OpenSM makes every end port at least a limited member); every
+                                        # other host's HCAs are full members
     partitions: tuple[Partition, ...]   # tenants, by P_Key
     qos: SubnetQos | None               # None: OpenSM's defaults (QoS off)
     compute_sl: int                     # the service level GPU traffic uses (NCCL_IB_SL)
@@ -68,7 +72,8 @@ def to_json(sm: SubnetManager) -> dict[str, Any]:
             "sm_key_secret": sm.sm_key_secret, "sweep_interval_s": sm.sweep_interval_s,
             "polling_timeout_ms": sm.polling_timeout_ms, "polling_retries": sm.polling_retries,
             "instances": [list(i) for i in sm.instances], "default_limited": list(sm.default_limited),
-            "partitions": [[p.name, p.pkey, p.ipoib, p.index0, list(p.members)] for p in sm.partitions],
+            "partitions": [[p.name, p.pkey, p.ipoib, p.index0, list(p.members), p.mtu, p.rate_gbps, p.sl]
+                           for p in sm.partitions],
             "qos": None if q is None else {
                 "max_vls": q.max_vls, "high_limit": q.high_limit, "vlarb_high": [list(v) for v in q.vlarb_high],
                 "vlarb_low": [list(v) for v in q.vlarb_low], "sl2vl": list(q.sl2vl)},
@@ -83,7 +88,7 @@ def from_json(d: dict[str, Any]) -> SubnetManager:
         sm_key_secret=d["sm_key_secret"], sweep_interval_s=d["sweep_interval_s"],
         polling_timeout_ms=d["polling_timeout_ms"], polling_retries=d["polling_retries"],
         instances=tuple(SmInstance(*i) for i in d["instances"]), default_limited=tuple(d["default_limited"]),
-        partitions=tuple(Partition(n, k, ip, i0, tuple(m)) for n, k, ip, i0, m in d["partitions"]),
+        partitions=tuple(Partition(n, k, ip, i0, tuple(m), *rest) for n, k, ip, i0, m, *rest in d["partitions"]),
         qos=None if q is None else SubnetQos(
             q["max_vls"], q["high_limit"], tuple((vl, w) for vl, w in q["vlarb_high"]),
             tuple((vl, w) for vl, w in q["vlarb_low"]), tuple(q["sl2vl"])),

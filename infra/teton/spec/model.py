@@ -288,6 +288,7 @@ class IbQos(SpecModel):
 
 
 PKEY_DEFAULT = 0x7FFF
+IbRate = Literal[10, 20, 25, 40, 50, 56, 100, 200, 300, 400, 600]   # rates OpenSM has a code for
 
 
 class IbPartition(SpecModel):
@@ -299,6 +300,16 @@ class IbPartition(SpecModel):
     hosts: list[Name] = Field(default_factory=list, max_length=limits.MAX_PARTITION_HOSTS,
                              description=f"more member hosts, by name, {limit_text('MAX_PARTITION_HOSTS')}")
     ipoib: bool = Field(default=True, description="IPoIB may run on it (OpenSM creates its broadcast group)")
+    default_membership: Literal["limited"] = Field(
+        default="limited", description="its hosts' ports in the default partition 0x7fff: limited members (they reach "
+                                       "the subnet manager and the switches, no other host).  'none' cannot be had: "
+                                       "OpenSM 3.3 makes every end port at least a limited member of 0x7fff")
+    mtu: Literal[2048, 4096] | None = Field(default=None, description="IB MTU of the partition; default: the "
+                                                                      "backend's")
+    rate_gbps: IbRate | None = Field(default=None, description="rate of its IPoIB broadcast group (OpenSM's rate=); "
+                                                               "default: OpenSM's")
+    sl: int | None = Field(default=None, ge=0, le=15, description="service level of the partition (OpenSM's sl=); "
+                                                                  "default: OpenSM's (0)")
 
 
 class IbSubnetManager(SpecModel):

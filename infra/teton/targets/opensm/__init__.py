@@ -20,14 +20,18 @@ from collections.abc import Iterator
 
 from teton.catalogue.naming import PortPlace
 from teton.fabric.model import Fabric
+from teton.fabric.subnet import SubnetManager
 from teton.findings import Finding
 from teton.targets.base import BuildFileError, BuildFiles, DeviceView, Files, RenderContext, Target
 from teton.targets.opensm.files import nccl_env, node_name_map, opensm_confs, partitions_conf, root_guids
+from teton.targets.opensm.partitions import PartitionsError
+from teton.targets.opensm.partitions import check as check_partitions
 from teton.targets.opensm.topology import TopologyError, topology_net
 from teton.targets.opensm.verify import compare
 from teton.targets.transports import register_transport
 
 TOPOLOGY = "ib/topology.net"
+PARTITIONS = "ib/partitions.conf"
 
 
 def _guids(f: Fabric) -> Iterator[tuple[str, str]]:
@@ -69,29 +73,43 @@ class OpensmTarget(Target):
         if sm is None:
             return {}
         files = opensm_confs(fabric, sm)
-        files.update({"ib/partitions.conf": partitions_conf(fabric, sm), "ib/root_guids.conf": root_guids(fabric, sm),
+        files.update({PARTITIONS: partitions_conf(fabric, sm), "ib/root_guids.conf": root_guids(fabric, sm),
                       "ib/node-name-map": node_name_map(fabric), TOPOLOGY: topology_net(fabric),
                       "ib/nccl.env": nccl_env(fabric, sm)})
         return files
 
     def read_back(self, source: BuildFiles, fabric: Fabric, ctx: RenderContext,
                   vendor: bool = True) -> tuple[list[DeviceView], list[Finding]]:
-        """topology.net read back: every link of the design, on the ports the design gives it, and nothing else."""
-        if fabric.subnet_manager is None:
+        """topology.net read back: every link of the design, on the ports the design gives it, and nothing else;
+        partitions.conf read as OpenSM reads it: every HCA port ends in the partitions the intent gives it."""
+        sm = fabric.subnet_manager
+        if sm is None:
             return [], []
+        return [], self._topology(source, fabric) + self._partitions(source, fabric, sm)
+
+    def _partitions(self, source: BuildFiles, fabric: Fabric, sm: SubnetManager) -> list[Finding]:
+        try:
+            return [Finding(PARTITIONS, "", problem, rule="ib-partitions", line=line)
+                    for line, problem in check_partitions(fabric, sm, source.text(PARTITIONS))]
+        except BuildFileError as exc:
+            return [Finding(exc.path, "", exc.problem, rule="io")]
+        except PartitionsError as exc:
+            return [Finding(PARTITIONS, "", exc.message, rule="ib-partitions", line=exc.line)]
+
+    def _topology(self, source: BuildFiles, fabric: Fabric) -> list[Finding]:
         try:
             report = compare(fabric, source.text(TOPOLOGY))
         except BuildFileError as exc:
-            return [], [Finding(exc.path, "", exc.problem, rule="io")]
+            return [Finding(exc.path, "", exc.problem, rule="io")]
         except TopologyError as exc:
-            return [], [Finding(TOPOLOGY, "", exc.message, rule="ib-topology", line=exc.line)]
+            return [Finding(TOPOLOGY, "", exc.message, rule="ib-topology", line=exc.line)]
         findings = [Finding(TOPOLOGY, "", f"link {a} <-> {b} of the design is missing", rule="ib-topology")
                     for a, b in report.missing]
         findings += [Finding(TOPOLOGY, "", f"link {a} <-> {b} is not in the design", rule="ib-topology")
                      for a, b in report.extra]
         findings += [Finding(TOPOLOGY, "", f"expected {m['expected']}, found {m['found']}", rule="ib-topology")
                      for m in report.miswired]
-        return [], findings
+        return findings
 
 
 TARGET = OpensmTarget()

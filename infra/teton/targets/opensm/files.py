@@ -14,6 +14,7 @@ TEMPLATES = Templates.beside(__file__)
 
 DEFAULT_PKEY = 0x7FFF
 MTU_CODE = {256: 1, 512: 2, 1024: 3, 2048: 4, 4096: 5}   # IBTA MTU encoding, as partitions.conf takes it
+RATE_CODE = {10: 3, 20: 6, 25: 15, 40: 7, 50: 20, 56: 12, 100: 16, 200: 17, 300: 18, 400: 21, 600: 22}   # IBTA rates
 GUIDS_PER_LINE = 16        # partition lines stay far below the ~1 KB at which OpenSM drops the whole file
 
 
@@ -46,36 +47,47 @@ def _ports(f: Fabric, hosts: Sequence[str], hcas: Sequence[str]) -> list[str]:
     return [f.devices[h].attrs["port_guids"][a] for h in hosts for a in hcas]
 
 
-def _lines(head: str, members: list[str]) -> Iterator[str]:
+def _flags(*, ipoib: bool, mtu: int, index0: bool = False, rate_gbps: int | None = None, sl: int | None = None) -> str:
+    return ((", indx0" if index0 else "") + (", ipoib" if ipoib else "") + f", mtu={MTU_CODE[mtu]}"
+            + (f", rate={RATE_CODE[rate_gbps]}" if rate_gbps is not None else "")
+            + (f", sl={sl}" if sl is not None else ""))
+
+
+def _statements(head: str, members: list[str]) -> Iterator[str]:
+    """`head` (the partition and all its flags) on every statement: OpenSM reads each statement afresh, so a
+    continuation without `indx0` would put its ports' P_Key at another index of their tables."""
     for i in range(0, len(members), GUIDS_PER_LINE):
         yield f"{head} : {', '.join(members[i:i + GUIDS_PER_LINE])} ;"
 
 
 def partitions_conf(f: Fabric, sm: SubnetManager) -> str:
-    mtu = MTU_CODE[sm.mtu]
-    default = f"Default=0x{DEFAULT_PKEY:04x}"
+    """The default partition, then the tenants'.  A later statement overrides a port's membership, so the switches
+    and the running subnet manager (SELF) are made full members of the default partition last, after every port's
+    own statement: an SM on a tenant's host is never demoted by its port's `limited`."""
+    default = f"Default=0x{DEFAULT_PKEY:04x}{_flags(ipoib=True, mtu=sm.mtu)}"
     limited = set(sm.default_limited)
     if not limited:
-        lines = [f"{default}, ipoib, mtu={mtu} : ALL=full ;"]
+        lines = [f"{default} : ALL=full ;"]
         note = "every HCA is a full member"
     else:
         hosts = sorted(d.name for d in f.devices.values() if d.role == "host")
-        lines = [f"{default}, ipoib, mtu={mtu} : ALL_SWITCHES=full, SELF=full ;"]
-        lines += _lines(default, [f"{g}=full" for g in _ports(f, [h for h in hosts if h not in limited], sm.hcas)])
-        lines += _lines(default, [f"{g}=limited" for g in _ports(f, sorted(limited), sm.hcas)])
-        note = (f"the {len(limited)} hosts of tenants are limited members (they reach the subnet manager and the\n"
-                "# switches over it, not other hosts); every other HCA is a full member")
+        lines = list(_statements(default, [f"{g}=full" for g in _ports(f, [h for h in hosts if h not in limited],
+                                                                         sm.hcas)]))
+        lines += _statements(default, [f"{g}=limited" for g in _ports(f, sorted(limited), sm.hcas)])
+        lines.append(f"{default} : ALL_SWITCHES=full, SELF=full ;")
+        note = (f"the {len(limited)} hosts of tenants are limited members (they reach the subnet manager, the\n"
+                "# switches and the hosts of no tenant over it, never each other); every other HCA is a full member.\n"
+                "# Every statement carries its partition's flags (OpenSM reads each afresh); the switches and the\n"
+                "# running subnet manager (SELF) come last, so no port's own statement demotes them")
     tenants = []
     for p in sm.partitions:
         for member in (p.name, *p.members):
             token(member, f"partition {p.name!r}", "name" if member == p.name else "members", "partitions.conf")
-        head = f"{p.name}=0x{p.pkey:04x}"
-        flags = (", indx0" if p.index0 else "") + (", ipoib" if p.ipoib else "") + f", mtu={mtu}"
+        head = f"{p.name}=0x{p.pkey:04x}" + _flags(index0=p.index0, ipoib=p.ipoib, mtu=p.mtu or sm.mtu,
+                                                   rate_gbps=p.rate_gbps, sl=p.sl)
         members = [f"{g}=full" for g in _ports(f, p.members, sm.hcas)]
-        body = list(_lines(head, members)) or [f"{head} : ;"]
-        body[0] = body[0].replace(f"{head} :", f"{head}{flags} :", 1)
         tenants.append({"name": p.name, "pkey": f"0x{p.pkey:04x}", "hosts": len(p.members), "ports": len(members),
-                        "lines": body})
+                        "lines": list(_statements(head, members)) or [f"{head} : ;"]})
     return TEMPLATES.render("partitions.conf.j2", cluster=f.name, config_dir=sm.config_dir,
                            default_note=note, default=lines, partitions=tenants)
 
