@@ -72,11 +72,16 @@ def attached(old: Fabric, new: Fabric) -> set[str]:
     return {n for n, a in old.devices.items() if n in new.devices and a != new.devices[n]}
 
 
-def test_a_zone_added_changes_only_the_aggregation_and_the_front_end_spines(tmp_path):
+def grown(tmp_path: Path, **counts: int) -> tuple[Fabric, Fabric]:
+    """(the lab with room, the same with `counts` changed), designed."""
     data = lab_with_room()
     old = fabric_of(data, tmp_path, "old.yaml")
-    data["zones"] = 3
-    new = fabric_of(data, tmp_path, "new.yaml")
+    data.update(counts)
+    return old, fabric_of(data, tmp_path, "new.yaml")
+
+
+def test_a_zone_added_changes_only_the_aggregation_and_the_front_end_spines(tmp_path):
+    old, new = grown(tmp_path, zones=3)
     assert moved(old, new) == {}
     assert attached(old, new) == {"atsw01", "atsw02", "ssw01-01", "ssw02-01"}
     added = set(new.devices) - set(old.devices)
@@ -85,10 +90,7 @@ def test_a_zone_added_changes_only_the_aggregation_and_the_front_end_spines(tmp_
 
 
 def test_a_rack_added_changes_only_its_zones_spines(tmp_path):
-    data = lab_with_room()
-    old = fabric_of(data, tmp_path, "old.yaml")
-    data["racks_per_zone"] = 3
-    new = fabric_of(data, tmp_path, "new.yaml")
+    old, new = grown(tmp_path, racks_per_zone=3)
     assert moved(old, new) == {}
     assert attached(old, new) == {f"z0{z}-ctsw0{c}" for z in (1, 2) for c in range(1, 5)} | {
         f"z0{z}-fsw0{f}" for z in (1, 2) for f in (1, 2)}

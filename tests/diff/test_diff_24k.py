@@ -130,24 +130,28 @@ def test_c_the_roce_dscp(base, tmp_path):
 
 
 def test_d_the_ctsw_uplink_count(base, tmp_path):
+    """One ATSW fewer (a decommission within the room: the CTSWs keep ports for 64): every CTSW loses one uplink and
+    its session, nothing else moves, and nothing below the spines changes."""
     _, old, _ = base
 
-    def two_uplinks_per_atsw(d: dict) -> None:
-        ctsw = d["backend"]["ctsw"]
-        ctsw["oversubscription"] = ctsw["oversubscription"] / 2
-        ctsw["uplinks_per_atsw"] = ctsw.get("uplinks_per_atsw", 1) * 2
-        d["backend"]["atsw"]["model"] = "arista-7812r3"     # 12 zones' room x 16 CTSWs x 2 links > a 7808R3's 288
+    def one_atsw_fewer(d: dict) -> None:
+        d["backend"]["atsw"]["count"] -= 1
+        d["backend"]["ctsw"]["oversubscription"] = d["racks_per_zone"] / d["backend"]["atsw"]["count"]
 
-    spec = spec_copy(tmp_path, two_uplinks_per_atsw)
+    spec = spec_copy(tmp_path, one_atsw_fewer)
     new = fabric_of(spec)
     result = run(base, spec)
-    spines = {n for n, d in old.devices.items() if d.role in ("ctsw", "atsw")}
-    assert set(result.devices_changed) == changed_devices(old, new) == spines
-    for n in spines:
+    ctsws = {n for n, d in old.devices.items() if d.role == "ctsw"}
+    assert set(result.devices_changed) == changed_devices(old, new) == ctsws | {"atsw28"}
+    for n in ctsws:
         up = [i for i in new.devices[n].interfaces if i.kind == "ctsw-atsw"]
-        assert len(up) == 2 * len([i for i in old.devices[n].interfaces if i.kind == "ctsw-atsw"])
-    assert result.level == "high"
-    assert {r.rule for r in result.reasons} >= {"every-ctsw", "every-atsw"}
+        assert len(up) == len([i for i in old.devices[n].interfaces if i.kind == "ctsw-atsw"]) - 1
+    from teton.diff.classify import classify
+
+    found = classify(result.comparison)
+    assert found.kind == "decommission" and {k.kind for k in found.devices if k.existing} == {"attached"}
+    assert result.level == "medium"
+    assert {r.rule for r in result.reasons} >= {"every-ctsw"}
 
 
 def test_the_cli_on_an_unchanged_24k_spec_exits_0_from_the_cache(base, tmp_path):

@@ -60,13 +60,7 @@ class Simulator:
         p, self.proc = self.proc, None
         if p is None:
             return
-        if p.poll() is None:
-            p.send_signal(signal.SIGTERM)
-            try:
-                p.wait(5)
-            except subprocess.TimeoutExpired:
-                p.kill()
-                p.wait()
+        terminate(p, 5)
         for stream in (p.stdin, p.stdout):
             if stream is not None:
                 stream.close()
@@ -123,10 +117,15 @@ class Simulator:
 
 def stop_daemon(p: subprocess.Popen[bytes]) -> None:
     """Stop a process `Simulator.daemon` started, by its PID: SIGTERM, then SIGKILL after 10 s."""
+    terminate(p, 10)
+
+
+def terminate(p: subprocess.Popen[bytes], wait_s: float) -> None:
+    """SIGTERM to `p` if it runs, then SIGKILL after `wait_s` seconds."""
     if p.poll() is None:
         p.send_signal(signal.SIGTERM)
         try:
-            p.wait(10)
+            p.wait(wait_s)
         except subprocess.TimeoutExpired:
             p.kill()
             p.wait()

@@ -134,5 +134,19 @@ def room_of(cluster: Cluster, models: dict[str, SwitchModel]) -> Room:
                                "the storage FSWs' ports, shared by the groups"))
     storage = pick("storage_racks", r.storage_racks, storage_bounds, have_storage,
                    have_storage if fe is None else limits.MAX_STORAGE_RACKS)
+    # aggregators and spines left out of a declared room: what the CTSWs' and FSWs' ports hold after the racks'
+    # room, so adding one renumbers nothing (their places come after the racks'; `room: {}` gives the racks every
+    # port, and so leaves them at the spec's count)
+    if r.atsw is None and isinstance(be, RoceBackend) and be.ctsw.model in models:
+        free = ports_at(models[be.ctsw.model], be.ctsw.uplink_speed_gbps) - racks * be.rtsw.uplinks_per_ctsw
+        if free // be.ctsw.uplinks_per_atsw > atsw:
+            atsw = min(limits.MAX_ATSW, free // be.ctsw.uplinks_per_atsw)
+            why["atsw"] = f"{be.ctsw.model} CTSW ports left after the racks' room"
+    if r.ssw_per_plane is None and fe is not None and fe.ssw is not None and fe.fsw.model in models:
+        zone0 = (1 if cluster.services else 0) + groups * storage
+        free = ports_at(models[fe.fsw.model], fe.ssw.uplink_speed_gbps) - max(racks, zone0) * fe.uplinks_per_fsw
+        if free // fe.ssw.uplinks_per_ssw > ssw:
+            ssw = min(limits.MAX_SSW_PER_PLANE, free // fe.ssw.uplinks_per_ssw)
+            why["ssw_per_plane"] = f"{fe.fsw.model} FSW ports left after the racks' room"
     return Room(zones=zones, racks_per_zone=racks, atsw=atsw, ssw_per_plane=ssw, storage_racks=storage,
                 services=bool(cluster.services), groups=groups, why=why, short=tuple(short))

@@ -25,6 +25,7 @@ from teton.spec.model import Addressing, Bgp, Cluster, RoceBackend
 FAMILY_TAG = {"ipv4": "V4", "ipv6": "V6"}
 STARTUP_HOLD_S = 120       # after a restart, hold updates until every peer is up, at most this long
 MAXIMUM_PREFIX_RESTART_MIN = 5   # a session torn down by its prefix limit comes back after this long
+MAX_ECMP = 64              # the widest ECMP width the room keeps (no design here spreads over more next hops)
 DRAIN_PREPEND = 3          # a drained switch's paths are this much longer: every ECMP choice avoids it
 
 
@@ -56,9 +57,9 @@ def paths_room(cluster: Cluster, room: Room) -> dict[str, int]:
     out: dict[str, int] = {}
     be, fe = cluster.backend, cluster.frontend
     if isinstance(be, RoceBackend):
-        out["ctsw"] = room.atsw * be.ctsw.uplinks_per_atsw
+        out["ctsw"] = min(MAX_ECMP, room.atsw * be.ctsw.uplinks_per_atsw)
     if fe is not None and fe.ssw is not None:
-        out["fsw"] = room.ssw_per_plane * fe.ssw.uplinks_per_ssw
+        out["fsw"] = min(MAX_ECMP, room.ssw_per_plane * fe.ssw.uplinks_per_ssw)
     return out
 
 
