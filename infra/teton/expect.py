@@ -212,10 +212,10 @@ def expected_sessions(fabric: Fabric, switches: Sequence[str], failures: Failure
     return out
 
 
-def _attached(fabric: Fabric, failures: Failures, host: str, interface: Interface) -> bool:
-    """Whether a server's NIC still has its switch: the switch alive and the cable up."""
-    cable = frozenset({f"{host}:{interface.name}", f"{interface.peer}:{interface.peer_port}"})
-    return interface.peer not in failures.devices and cable not in {frozenset(x) for x in failures.links}
+def _attached(failures: Failures, cut: AbstractSet[frozenset[str]], host: str, interface: Interface) -> bool:
+    """Whether a server's NIC still has its switch: the switch alive and the cable (not in `cut`) up."""
+    return interface.peer not in failures.devices and \
+        frozenset({f"{host}:{interface.name}", f"{interface.peer}:{interface.peer_port}"}) not in cut
 
 
 def same_rail_pairs(fabric: Fabric, sample: int,
@@ -223,8 +223,9 @@ def same_rail_pairs(fabric: Fabric, sample: int,
     """NIC i of host a to NIC i of host b, both families, both NICs still attached under `failures`; a fixed sample
     of at most `sample` of them, and how many there are in all."""
     hosts = sorted(n for n, d in fabric.devices.items() if d.role == "host")
+    cut = {frozenset(x) for x in failures.links}
     nics = {h: {i.name: i for i in fabric.devices[h].interfaces
-                if i.kind == "host-rtsw" and _attached(fabric, failures, h, i)} for h in hosts}
+                if i.kind == "host-rtsw" and _attached(failures, cut, h, i)} for h in hosts}
     rails = sorted({nic for h in hosts for nic in nics[h]})
     out = []
     for rail in rails:
@@ -240,11 +241,12 @@ def same_rail_pairs(fabric: Fabric, sample: int,
     return tuple(out), total
 
 
-def front_address(fabric: Fabric, name: str, family: str, failures: Failures = NO_FAILURES) -> str | None:
+def _front_address(fabric: Fabric, name: str, family: str, failures: Failures,
+                   cut: AbstractSet[frozenset[str]]) -> str | None:
     """The first front-end address of server `name` in `family` ("ipv4", "ipv6") on a NIC still attached under
-    `failures`, without its length."""
+    `failures` (`cut`: its links as sets of ends), without its length."""
     for i in fabric.devices[name].interfaces:
-        address = getattr(i, family) if i.kind in FRONTEND_NICS and _attached(fabric, failures, name, i) else None
+        address = getattr(i, family) if i.kind in FRONTEND_NICS and _attached(failures, cut, name, i) else None
         if address:
             return str(address).split("/")[0]
     return None
@@ -258,10 +260,11 @@ def frontend_pairs(fabric: Fabric, sample: int,
     hosts = sorted(n for n, d in fabric.devices.items() if d.role == "host")
     servers = sorted(n for n, d in fabric.devices.items() if d.role in ("storage", "service"))
     out = []
+    cut = {frozenset(x) for x in failures.links}
     for fam in ("ipv4", "ipv6"):
-        dst = {s: front_address(fabric, s, fam, failures) for s in servers}
+        dst = {s: _front_address(fabric, s, fam, failures, cut) for s in servers}
         for h in hosts:
-            src = front_address(fabric, h, fam, failures)
+            src = _front_address(fabric, h, fam, failures, cut)
             out += [PingProbe(h, src, s, d) for s in servers if src and (d := dst[s])]
     total = len(out)
     if total > sample:

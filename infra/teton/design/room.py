@@ -143,7 +143,7 @@ def room_of(cluster: Cluster, models: dict[str, SwitchModel]) -> Room:
             atsw = min(limits.MAX_ATSW, free // be.ctsw.uplinks_per_atsw)
             why["atsw"] = f"{be.ctsw.model} CTSW ports left after the racks' room"
     if r.ssw_per_plane is None and fe is not None and fe.ssw is not None and fe.fsw.model in models:
-        zone0 = (1 if cluster.services else 0) + groups * storage
+        zone0 = Room(zones, racks, atsw, ssw, storage, bool(cluster.services), groups).zone0_racks
         free = ports_at(models[fe.fsw.model], fe.ssw.uplink_speed_gbps) - max(racks, zone0) * fe.uplinks_per_fsw
         if free // fe.ssw.uplinks_per_ssw > ssw:
             ssw = min(limits.MAX_SSW_PER_PLANE, free // fe.ssw.uplinks_per_ssw)

@@ -260,14 +260,15 @@ class AnsibleTarget(Target):
         if fabric.hosts is None or not servers:
             return [], []
         try:
-            views = [_frontend_view(source, h) for h in servers
-                     if any(i.kind in FRONTEND_KINDS for i in fabric.devices[h].interfaces)]
+            loaded = {host_vars_path(h): (h, _load(source, host_vars_path(h))) for h in servers
+                      if any(i.kind in FRONTEND_KINDS for i in fabric.devices[h].interfaces)}
+            views = [_frontend_view(h, rel, data) for rel, (h, data) in loaded.items()]
             if not vendor:
                 return [v for v in views if v.interfaces], []
             docs = build_documents(fabric)
             written = Documents()
             written.groups, written.children = docs.groups, docs.children
-            written.files = {rel: _load(source, rel) for rel in docs.files}
+            written.files = {rel: loaded[rel][1] if rel in loaded else _load(source, rel) for rel in docs.files}
         except BuildFileError as exc:
             return [], [Finding(exc.path, "", exc.problem, rule="io")]
         return [v for v in views if v.interfaces], check_documents(written)
@@ -276,10 +277,9 @@ class AnsibleTarget(Target):
 FRONTEND_KINDS = server_link_kinds("frontend")
 
 
-def _frontend_view(source: BuildFiles, host: str) -> DeviceView:
-    """The front-end NICs of `host` as its variables file spells them (read as Ansible reads it: unwrapped)."""
-    rel = host_vars_path(host)
-    nics = _load(source, rel).get("teton_frontend") or []
+def _frontend_view(host: str, rel: str, data: dict[str, Any]) -> DeviceView:
+    """The front-end NICs of `host` as its variables file `rel` spells them (`data`: read as Ansible reads it)."""
+    nics = data.get("teton_frontend") or []
     view = DeviceView(host, "host", rel, qos_file=rel)
     try:
         for n, nic in enumerate(nics):
