@@ -196,8 +196,10 @@ def _print_plan(p: dict[str, Any]) -> None:
               help="write nothing: compare DIR (intended configs committed to a repository) with what SPEC renders, "
               "list the stale files and exit 1 if there are any")
 @NO_CACHE
+@click.option("--live", is_flag=True, help="a build for the real fabric: refuse what only a simulation runs (an "
+              "InfiniBand spec without backend.guid_map: synthetic GUIDs)")
 def render(spec: str, output: str | None, only: tuple[str, ...], force: bool, yang_dir: str | None,
-           spec_timeout: float | None, as_json: bool, check_dir: str | None, no_cache: bool) -> None:
+           spec_timeout: float | None, as_json: bool, check_dir: str | None, no_cache: bool, live: bool) -> None:
     """Render every artifact of SPEC into a build folder, atomically, with manifest.json."""
     from teton.build import build
 
@@ -214,7 +216,7 @@ def render(spec: str, output: str | None, only: tuple[str, ...], force: bool, ya
 
         result = build(spec, Path(output) if output else None, only=only or None,
                        yang_dir=Path(yang_dir) if yang_dir else None, force=force, progress=step,
-                       timeout=spec_timeout, cache=cache)
+                       timeout=spec_timeout, cache=cache, live=live)
     _report(result.warnings, False)
     summary: dict[str, Any] = {"output": str(result.path), "files": result.files, "rendered": list(result.rendered),
                                "kept": list(result.kept)}

@@ -61,6 +61,7 @@ AAA_KEY = SecretKind("TACACS+/RADIUS key", 1, 64)
 SNMP_KEY = SecretKind("SNMPv3 auth/priv passphrase", 8, 64)
 # OpenSM's sm_key is a 64-bit number in hex
 SM_KEY = SecretKind("InfiniBand SM_Key", 3, 18, pattern=r"0x[0-9A-Fa-f]{1,16}", words="0x and 1 to 16 hex digits")
+M_KEY = SecretKind("InfiniBand M_Key", 3, 18, pattern=r"0x[0-9A-Fa-f]{1,16}", words="0x and 1 to 16 hex digits")
 # a SHA-512 crypt(3) hash: $6$[rounds=N$]salt$hash
 BREAKGLASS_HASH = SecretKind("break-glass SHA-512 crypt hash", 5, 140,
                              pattern=r"\$6\$(?:rounds=[0-9]{1,9}\$)?[./0-9A-Za-z]{1,16}\$[./0-9A-Za-z]{1,86}",
@@ -68,7 +69,7 @@ BREAKGLASS_HASH = SecretKind("break-glass SHA-512 crypt hash", 5, 140,
 # a reference in a field teton does not know: a plain token
 TOKEN = SecretKind("secret", 1, 128)
 
-KINDS = (BGP_PASSWORD, AAA_KEY, SNMP_KEY, SM_KEY, BREAKGLASS_HASH, TOKEN)
+KINDS = (BGP_PASSWORD, AAA_KEY, SNMP_KEY, SM_KEY, M_KEY, BREAKGLASS_HASH, TOKEN)
 
 # the field (the word before the reference) -> the kind of secret it holds, in every format teton writes
 _FIELD_KINDS = {
@@ -77,7 +78,7 @@ _FIELD_KINDS = {
     "sha512": BREAKGLASS_HASH, "sha512_password": BREAKGLASS_HASH,
     "SNMP_USER_AUTH_PASSWORD": SNMP_KEY, "SNMP_USER_ENCRYPTION_PASSWORD": SNMP_KEY,
     "auth_passphrase": SNMP_KEY, "priv_passphrase": SNMP_KEY,
-    "sm_key": SM_KEY,
+    "sm_key": SM_KEY, "m_key": M_KEY,
 }
 _FIELD = re.compile(r"([A-Za-z0-9_]+)[\"']?\s*[:=]?\s*[\"']?(?:[0-9] )?$")
 

@@ -92,8 +92,8 @@ def test_a_guid_map_missing_devices(tmp_path, data):
     (f,) = [f for f in findings if f["severity"] == "error"]
     assert code == 2 and (f["rule"], f["path"], f["file"]) == ("guid-map", "backend.guid_map", str(spec))
     assert f["line"] == _line_of(spec, "guid_map")
-    assert "no GUID for 81 of the fabric's 84 nodes: 'z01-leaf1', 'z01-leaf2'" in f["message"]
-    assert "and 76 more" in f["message"]
+    assert "no GUID for 83 of the fabric's 86 nodes: 'z01-leaf1', 'z01-leaf2'" in f["message"]
+    assert "and 78 more" in f["message"]
 
 
 def test_a_malformed_guid_map_line_names_the_map_and_its_line(tmp_path, data):
@@ -197,3 +197,58 @@ def test_ib_verify_refuses_a_dump_that_is_no_topology(tmp_path):
 def test_ib_verify_needs_an_infiniband_spec(tmp_path):
     result = CliRunner().invoke(main, ["ib", "verify", str(INVENTORY / "lab.yaml"), "--discovered", "x"])
     assert result.exit_code == 2 and "backend.kind" in result.output and "no InfiniBand topology" in result.output
+
+
+def test_a_subnet_manager_on_a_tenants_host_is_refused_with_its_path(tmp_path, data):
+    data["backend"]["subnet_manager"]["hosts"] = ["ib-sm1", "z02-r001-h1"]       # z02: tenant-a's SU
+    spec = _write(tmp_path, data)
+    code, _, findings = _validate(spec)
+    (f,) = [f for f in findings if f["severity"] == "error"]
+    assert code == 2 and (f["rule"], f["path"], f["file"]) == ("subnet-manager", "backend.subnet_manager.hosts[1]",
+                                                                str(spec))
+    assert "'z02-r001-h1' is a host of tenant 'tenant-a'" in f["message"] and "SM_Key" in f["message"]
+
+
+def test_without_service_hosts_the_subnet_managers_avoid_the_tenants(tmp_path, data):
+    data["services"] = [s for s in data["services"] if s["role"] != "subnet-manager"]
+    data["backend"]["partitions"][0]["zones"] = [1]            # SU 1 a tenant's: both SMs go to SU 2's first hosts
+    spec = _write(tmp_path, data)
+    code, _, findings = _validate(spec)
+    assert code == 0, findings
+    from teton.design.subnet import sm_hosts
+
+    assert sm_hosts(Cluster.model_validate(data)) == ["z02-r001-h1", "z02-r001-h2"]
+    data["backend"]["partitions"][0]["zones"] = [1, 2]         # every host a tenant's: nowhere to run
+    code, _, findings = _validate(_write(tmp_path, data))
+    (f,) = [f for f in findings if f["severity"] == "error"]
+    assert code == 2 and (f["rule"], f["path"]) == ("subnet-manager", "backend.subnet_manager.standby")
+    assert "declare 2 services of role subnet-manager" in f["message"]
+
+
+def test_subnet_manager_services_count_ports_and_backend(tmp_path, data):
+    data["services"].append({"name": "ib-sm3", "role": "subnet-manager"})
+    code, _, findings = _validate(_write(tmp_path, data))
+    assert code == 2 and [(f["rule"], f["path"]) for f in findings if f["severity"] == "error"] == [
+        ("subnet-manager", "services")]
+    data["services"].pop()
+    data["backend"]["subnet_manager"]["hosts"] = ["slurmctl", "ib-sm2"]
+    code, _, findings = _validate(_write(tmp_path, data))
+    (f,) = [f for f in findings if f["severity"] == "error"]
+    assert (f["path"], code) == ("backend.subnet_manager.hosts[0]", 2) and "front end only" in f["message"]
+    # an SU of 32 nodes at 1:1 fills every port of a QM9700 leaf: no port for the SM's HCA
+    del data["backend"]["subnet_manager"]["hosts"]
+    data.update(racks_per_zone=16)
+    code, _, findings = _validate(_write(tmp_path, data))
+    errors = [f for f in findings if f["severity"] == "error" and f["rule"] == "subnet-manager"]
+    assert code == 2 and [f["path"] for f in errors] == ["services[1]", "services[2]"]
+    assert "leaf z01-leaf0, which has none free: its 64 ports are 32 down to the SU's nodes and 32 up" in (
+        errors[0]["message"])
+
+
+def test_a_subnet_manager_service_on_a_roce_cluster_is_refused(tmp_path):
+    data = yaml.safe_load((INVENTORY / "lab.yaml").read_text())
+    data.setdefault("services", []).append({"name": "sm1", "role": "subnet-manager"})
+    code, _, findings = _validate(_write(tmp_path, data))
+    (f,) = [f for f in findings if f["severity"] == "error"]
+    assert code == 2 and f["path"] == f"services[{len(data['services']) - 1}].role"
+    assert "only an InfiniBand fabric has one" in f["message"]

@@ -98,10 +98,31 @@ def test_a_folder_that_is_no_build_is_refused(tmp_path, lab_build):
 
 @pytest.fixture(scope="module")
 def ib_build(tmp_path_factory):
+    """lab-ib with hardware GUIDs (a GUID map of every switch and HCA): a build a live deploy takes."""
+    import yaml
+
+    from tests.helpers import INVENTORY
+    from teton.build import build, load_and_design
+
+    tmp = tmp_path_factory.mktemp("ib")
+    fabric = load_and_design(INVENTORY / "lab-ib.yaml").fabric
+    names = sorted([d.name for d in fabric.devices.values() if d.nos == "opensm"]
+                   + [f"{d.name} {hca}" for d in fabric.devices.values() for hca in d.attrs.get("hca_guids", {})])
+    (tmp / "guids.map").write_text("".join(f'0x0c42a103{n:08x} "{name}"\n' for n, name in enumerate(names, 1)))
+    data = yaml.safe_load((INVENTORY / "lab-ib.yaml").read_text())
+    data["backend"]["guid_map"] = "guids.map"
+    (tmp / "lab-ib.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+    return build(tmp / "lab-ib.yaml", tmp / "lab-ib", live=True).path
+
+
+def test_a_live_deploy_refuses_a_build_of_synthetic_guids(tmp_path):
     from tests.helpers import INVENTORY
     from teton.build import build
 
-    return build(INVENTORY / "lab-ib.yaml", tmp_path_factory.mktemp("ib") / "lab-ib").path
+    sim = build(INVENTORY / "lab-ib.yaml", tmp_path / "lab-ib").path
+    with pytest.raises(TetonError, match="GUIDs are synthetic .* backend.guid_map"):
+        plan_stack(Settings(sim, mode="live"))
+    assert plan_stack(Settings(sim)).subnet_manager is None       # the twin runs its front end, as before
 
 
 def test_an_infiniband_backend_is_one_subnet_manager_resource_before_the_waves(ib_build):
@@ -109,7 +130,7 @@ def test_an_infiniband_backend_is_one_subnet_manager_resource_before_the_waves(i
     sm = reqs[("teton:index:SubnetManager", "opensm")]
     files = {k: v for k, v in sm.object.fields["files"].struct_value.items()}
     assert "ib/opensm.conf" in files and "ib/partitions.conf" in files
-    assert [h.string_value for h in sm.object.fields["hosts"].list_value.values] == ["z01-r001-h1", "z02-r001-h1"]
+    assert [h.string_value for h in sm.object.fields["hosts"].list_value.values] == ["ib-sm1", "ib-sm2"]
     assert not any(kind == "teton:index:Switch" and name.startswith(("z01-leaf", "spine")) for kind, name in reqs)
     canary = reqs[("teton:index:Gate", "gate-00-canary")]
     first = next(r for (kind, _), r in reqs.items()

@@ -97,7 +97,7 @@ def test_a_guid_map_gives_the_hardware_guids(tmp_path, lab_ib):
     the map gives a port GUID."""
     lines = []
     for n, (name, _) in enumerate(sorted(_nodes(lab_ib)), start=1):
-        port = " 0x0c42a10300ffff01" if name == "z01-r001-h1 mlx5_0" else ""
+        port = " 0x0c42a10300ffff01" if name == "ib-sm1 mlx5_0" else ""        # the master's HCA
         lines.append(f'0x0c42a103{n:08x} "{name}"{port}')
     (tmp_path / "guids.map").write_text("# from the vendor's manifest\n" + "\n".join(lines) + "\n")
     data = yaml.safe_load(LAB_IB.read_text())
@@ -108,11 +108,13 @@ def test_a_guid_map_gives_the_hardware_guids(tmp_path, lab_ib):
     assert f.devices["spine01"].attrs["guid"].startswith("0x0c42a103")
     host = f.devices["z01-r002-h1"].attrs
     assert host["port_guids"]["mlx5_2"] == host["hca_guids"]["mlx5_2"]
-    assert f.devices["z01-r001-h1"].attrs["port_guids"]["mlx5_0"] == "0x0c42a10300ffff01"
+    assert f.devices["ib-sm1"].attrs["port_guids"]["mlx5_0"] == "0x0c42a10300ffff01"
+    assert not f.subnet_manager.synthetic_guids
     out = build(spec, tmp_path / "b").path
     roots = (out / "ib" / "root_guids.conf").read_text()
     assert f.devices["spine03"].attrs["guid"] in roots and "0x02" not in roots.split("\n", 1)[1]
-    assert "guid 0x0c42a10300ffff01" in (out / "ib" / "opensm.conf").read_text()
+    conf = (out / "ib" / "opensm.conf").read_text()
+    assert "guid 0x0c42a10300ffff01" in conf and "SIMULATION BUILD" not in conf
 
 
 def _nodes(f):
@@ -132,8 +134,12 @@ def test_fabric_json_reads_back_identically(lab_ib):
 def test_the_subnet_manager_intent(lab_ib):
     sm = lab_ib.subnet_manager
     assert sm.roots == ("spine01", "spine02", "spine03", "spine04")
-    assert [(i.host, i.hca, i.priority) for i in sm.instances] == [("z01-r001-h1", "mlx5_0", 15),
-                                                                   ("z02-r001-h1", "mlx5_0", 14)]
+    # on the spec's two service hosts of role subnet-manager, each with one HCA on a leaf port of its own
+    assert [(i.host, i.hca, i.priority) for i in sm.instances] == [("ib-sm1", "mlx5_0", 15), ("ib-sm2", "mlx5_0", 14)]
+    cabled = [(lk.a.device, lk.a.port, lk.b.device, lk.b.port) for lk in lab_ib.links if lk.kind == "service-leaf"]
+    assert cabled == [("ib-sm1", "mlx5_0", "z01-leaf0", "1/5/1"), ("ib-sm2", "mlx5_0", "z02-leaf1", "1/5/1")]
+    assert (sm.m_key_secret, sm.m_key_protection_level, sm.m_key_lease_period_s) == ("ib_m_key", 2, 60)
+    assert sm.synthetic_guids
     (p,) = sm.partitions
     assert (p.name, p.pkey, p.index0) == ("tenant-a", 0x0A01, True) and len(p.members) == 4
     assert sm.default_limited == p.members

@@ -25,6 +25,9 @@ from teton.secrets import resolve
 
 LAB_IB = INVENTORY / "lab-ib.yaml"
 SM_KEY = "0x00000000000000ab"
+M_KEY = "0x000000000000c0de"
+MASTER, STANDBY = "ib-sm1 mlx5_0", "ib-sm2 mlx5_0"     # the subnet managers' service hosts (inventory/lab-ib.yaml)
+SECRETS = {"ib_sm_key": SM_KEY, "ib_m_key": M_KEY}
 
 
 def _deployed(tmp: Path, data: dict, name: str = "spec.yaml") -> tuple[Path, Path, Path]:
@@ -37,7 +40,7 @@ def _deployed(tmp: Path, data: dict, name: str = "spec.yaml") -> tuple[Path, Pat
     etc.mkdir()
     log.mkdir()
     for f in (out / "ib").iterdir():
-        (etc / f.name).write_text(resolve(f.read_text(), {"ib_sm_key": SM_KEY}))
+        (etc / f.name).write_text(resolve(f.read_text(), SECRETS))
     return spec, out, etc
 
 
@@ -65,7 +68,7 @@ def lab(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("lab-ib")
     spec, out, etc = _deployed(tmp, yaml.safe_load(LAB_IB.read_text()))
     with Simulator(out / "ib" / "topology.net", tmp / "sim") as sim:
-        took, text = _sweep(sim, etc / "opensm.conf", "z01-r001-h1 mlx5_0", tmp / "log" / "opensm.log")
+        took, text = _sweep(sim, etc / "opensm.conf", MASTER, tmp / "log" / "opensm.log")
         yield {"spec": spec, "out": out, "etc": etc, "log": tmp / "log" / "opensm.log", "sim": sim, "sweep_s": took,
                "sweep_log": text, "tmp": tmp}
 
@@ -84,8 +87,9 @@ def test_opensm_routes_the_lab_with_ftree_from_the_rendered_files(lab, capsys):
                        if line.startswith("guid "))
     text = lab["sweep_log"]
     _assert_routed(text, "ftree", master_guid)
-    # ftree ranked the fabric from the rendered root GUID file: 4 spines on top, 16 leaves, every HCA a compute node
-    assert "Fabric has 64 CAs, 64 CA ports (64 of them CNs), 20 switches" in text
+    # ftree ranked the fabric from the rendered root GUID file: 4 spines on top, 16 leaves; the 64 GPU HCAs and the two
+    # subnet managers' service HCAs (on leaf ports of their own) are its end ports
+    assert "Fabric has 66 CAs, 66 CA ports (66 of them CNs), 20 switches" in text
     assert "Fabric has 4 switches at rank 0 (roots)" in text and "16 switches at rank 1 (16 of them leafs)" in text
     assert '"backend":"infiniband"' in fabric_json
     with capsys.disabled():
@@ -114,7 +118,7 @@ def test_the_standby_subnet_manager_routes_alone(lab):
     conf = lab["etc"] / "opensm-standby1.conf"
     guid = next(line.split()[1] for line in conf.read_text().splitlines() if line.startswith("guid "))
     assert "sm_priority 14" in conf.read_text()
-    _, text = _sweep(lab["sim"], conf, "z02-r001-h1 mlx5_0", lab["log"])
+    _, text = _sweep(lab["sim"], conf, STANDBY, lab["log"])
     _assert_routed(text, "ftree", guid)
 
 
@@ -123,18 +127,18 @@ def test_ibnetdiscover_matches_the_design_then_a_cut_link_is_named(lab):
     clean = _discover(sim, lab["tmp"], "clean.txt")
     result = CliRunner().invoke(main, ["ib", "verify", spec, "--discovered", str(clean)])
     assert result.exit_code == 0, result.output
-    assert "128 of 128 links of the design found; as designed" in result.output
+    assert "130 of 130 links of the design found; as designed" in result.output
     # the first leaf-spine link of the design: z01-leaf0's first uplink (port 5, named 1/3/1) to spine01 port 1
     sim.console('Unlink "z01-leaf0"[5]')
     cut = _discover(sim, lab["tmp"], "cut.txt")
     result = CliRunner().invoke(main, ["ib", "verify", spec, "--discovered", str(cut)])
     assert result.exit_code == 1
     assert "missing   z01-leaf0 1/3/1 <-> spine01 1/1/1" in result.output
-    assert "127 of 128 links of the design found; 1 missing, 0 miswired, 0 extra" in result.output
+    assert "129 of 130 links of the design found; 1 missing, 0 miswired, 0 extra" in result.output
     # and OpenSM still routes the fabric with ftree around the missing link
     master = lab["etc"] / "opensm.conf"
     guid = next(line.split()[1] for line in master.read_text().splitlines() if line.startswith("guid "))
-    _, text = _sweep(sim, master, "z01-r001-h1 mlx5_0", lab["log"])
+    _, text = _sweep(sim, master, MASTER, lab["log"])
     _assert_routed(text, "ftree", guid)
 
 
@@ -156,6 +160,7 @@ def test_three_levels_with_uneven_core_links_route_with_ftree(tmp_path):
     with Simulator(out / "ib" / "topology.net", tmp_path / "sim") as sim:
         guid = next(line.split()[1] for line in (etc / "opensm.conf").read_text().splitlines()
                     if line.startswith("guid "))
+        # no service hosts: the subnet manager falls back to the first HCA of the first host of no tenant
         _, text = _sweep(sim, etc / "opensm.conf", "z01-r001-h1 mlx5_0", tmp_path / "log" / "opensm.log")
         _assert_routed(text, "ftree", guid)
         assert "FatTree rank (roots to leaf switches): 3" in text

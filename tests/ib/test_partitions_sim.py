@@ -1,13 +1,14 @@
 """Tenants' partitions as a real OpenSM programs them: two tenants in lab-ib, OpenSM (Debian's 3.3.23) over ibsim.
 
-The master runs as a daemon (so its SA answers path queries); every HCA port's P_Key table is read with smpquery and
-compared with what the spec says, port by port, not a sample.  Then the master is stopped and the standby, from its
-own rendered file on its own (tenant) host, takes the subnet over: every port again.  The expected tables are worked
+The master runs as a daemon (so its SA answers path queries) on a service host of its own; every HCA port's P_Key table
+is read with smpquery and compared with what the spec says, port by port, not a sample.  Then the master is stopped
+and the standby, from its own rendered file on its own service host, takes the subnet over: every port again.  The expected tables are worked
 out here from the spec's own words (zones, hosts), not from the design's code.
 """
 
 from __future__ import annotations
 
+import subprocess
 import time
 from pathlib import Path
 
@@ -15,11 +16,11 @@ import pytest
 import yaml
 
 from tests.ib.simulator import Simulator, lids, opensm_log_problems, stop_daemon
-from tests.ib.test_opensm_sim import LAB_IB, _deployed
+from tests.ib.test_opensm_sim import LAB_IB, M_KEY, MASTER, SM_KEY, STANDBY, _deployed
 
 FULL = 0x8000
 DEFAULT_FULL, DEFAULT_LIMITED = 0xFFFF, 0x7FFF
-TENANTS = [{"name": "tenant-a", "pkey": 0x0A01, "zones": [2]},        # the standby SM's host z02-r001-h1 is in it
+TENANTS = [{"name": "tenant-a", "pkey": 0x0A01, "zones": [2]},
            {"name": "tenant-b", "pkey": 0x0A02, "hosts": ["z01-r001-h2", "z01-r002-h2"], "rate_gbps": 100, "sl": 1}]
 READER = "z01-r002-h1 mlx5_7"     # a host of no tenant, from which the tables are read
 
@@ -75,17 +76,17 @@ def _lids(sim: Simulator) -> dict[str, int]:
     return lids(run.stdout)
 
 
-def _assert_every_port(t: dict, table: dict[str, int], sm_port: str) -> int:
+def _assert_every_port(t: dict, table: dict[str, int]) -> int:
     """Every HCA port's table: a tenant's member has its P_Key, full, at index 0 and is a limited member of the default
-    partition; a host of no tenant is a full member of the default at index 0; the running SM's port is a full member
-    of the default whatever its host.  Returns the number of ports checked."""
+    partition; a host of no tenant and both subnet managers' service hosts are full members of the default at index
+    0.  Returns the number of ports checked."""
     wrong, checked = [], 0
-    ports = [f"{h} mlx5_{i}" for h in t["hosts"] for i in range(8)]
+    ports = [f"{h} mlx5_{i}" for h in t["hosts"] for i in range(8)] + [MASTER, STANDBY]
     assert set(ports) == {name for name in table if " mlx5_" in name}       # every HCA port the fabric has
     for port in ports:
         h = port.split()[0]
         pkey = t["member"].get(h)
-        default = DEFAULT_FULL if pkey is None or port == sm_port else DEFAULT_LIMITED
+        default = DEFAULT_FULL if pkey is None else DEFAULT_LIMITED
         expected = [default] if pkey is None else [pkey | FULL, default]
         found = _pkeys(t["sim"], table[port])
         checked += 1
@@ -128,22 +129,35 @@ def test_every_statement_of_a_partition_carries_its_flags(tenants):
 
 def test_the_master_then_the_standby_program_every_port_as_the_spec_says(tenants):
     sim, etc, log = tenants["sim"], tenants["etc"], tenants["log"]
-    master_port, standby_port = "z01-r001-h1 mlx5_0", "z02-r001-h1 mlx5_0"
-    assert tenants["member"].get("z02-r001-h1") == 0x0A01                 # the standby's host is tenant-a's
-    master = _master_up(sim, etc / "opensm.conf", master_port, log)
+    master = _master_up(sim, etc / "opensm.conf", MASTER, log)
     try:
         table = _lids(sim)
-        assert _assert_every_port(tenants, table, master_port) == 64
+        assert _assert_every_port(tenants, table) == 66
         _assert_reach(sim, table)
     finally:
         stop_daemon(master)
-    standby = _master_up(sim, etc / "opensm-standby1.conf", standby_port, log)
+    standby = _master_up(sim, etc / "opensm-standby1.conf", STANDBY, log)
     try:
         info = sim.client(["sminfo"], READER)
         assert "priority 14" in info.stdout and "SMINFO_MASTER" in info.stdout, info.stdout
         table = _lids(sim)
-        # its own port stays a full member of the default partition (SELF) though its host's ports are limited
-        assert _assert_every_port(tenants, table, standby_port) == 64
+        assert _assert_every_port(tenants, table) == 66
         _assert_reach(sim, table)
     finally:
         stop_daemon(standby)
+
+
+def test_opensm_takes_the_m_key_and_its_protection_from_the_rendered_file(tenants, tmp_path):
+    """OpenSM's effective options after reading each instance's file (the secret resolved as a deploy does): every
+    port's M_Key, protected at level 2 with a 60 s lease.  ibsim 0.10 does not model M_Key (any port may
+    Set(PortInfo) there: `ibportstate` from a tenant's host disables its own port), so what the switches and HCAs
+    then enforce is the hardware's part; this checks what the subnet managers are told to set."""
+    for conf in ("opensm.conf", "opensm-standby1.conf"):
+        dump = tmp_path / f"{conf}.effective"
+        run = subprocess.run(["opensm", "-F", str(tenants["etc"] / conf), "-c", str(dump)], capture_output=True,
+                             text=True, timeout=30)
+        assert dump.is_file(), run.stdout + run.stderr
+        options = dict(line.split(None, 1) for line in dump.read_text().splitlines()
+                       if line and not line.startswith("#") and " " in line)
+        assert options["m_key"] == M_KEY and options["m_key_protection_level"] == "2"
+        assert options["m_key_lease_period"] == "60" and options["sm_key"] == SM_KEY

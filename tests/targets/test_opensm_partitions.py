@@ -28,6 +28,10 @@ def two_tenants():
     data["backend"]["partitions"] = [{"name": "tenant-a", "pkey": 0x0A01, "zones": [2]},
                                      {"name": "tenant-b", "pkey": 0x0A02, "hosts": ["z01-r001-h2", "z01-r002-h2"],
                                       "mtu": 2048, "rate_gbps": 200, "sl": 2}]
+    # the standby on a tenant's host, as lab-ib had it: the spec rule `subnet-manager` now refuses that, so this is
+    # designed without the spec rules, to show the read-back rule still names what such a file would do
+    data["services"] = [s for s in data["services"] if s["role"] != "subnet-manager"]
+    data["backend"]["subnet_manager"]["hosts"] = ["z01-r001-h1", "z02-r001-h1"]
     fabric = design(Cluster.model_validate(data))
     assert fabric.subnet_manager is not None
     return fabric, fabric.subnet_manager, partitions_conf(fabric, fabric.subnet_manager)

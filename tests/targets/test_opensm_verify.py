@@ -29,7 +29,7 @@ def topology(fabric) -> str:
 
 def test_the_rendered_topology_is_what_the_design_says(fabric, topology):
     r = compare(fabric, topology)
-    assert r.ok and r.links == r.found == 128 and r.unknown_nodes == []
+    assert r.ok and r.links == r.found == 130 and r.unknown_nodes == []   # 64 HCA + 64 up + 2 SM links
 
 
 def test_two_hosts_swapped_on_a_leaf_are_miswired_both_ways(fabric, topology):
@@ -98,4 +98,4 @@ def test_the_cli_prints_json(fabric, topology, tmp_path):
     result = CliRunner().invoke(main, ["ib", "verify", str(LAB_IB), "--discovered", str(dump), "--json"])
     assert result.exit_code == 1
     report = json.loads(result.stdout)
-    assert report["ok"] is False and report["found"] == 126 and len(report["miswired"]) == 2
+    assert report["ok"] is False and report["found"] == 128 and len(report["miswired"]) == 2

@@ -38,6 +38,7 @@ from teton.build.record import (
     save_record,
 )
 from teton.checks import check_fabric, check_spec, errors
+from teton.checks.ib_rules import ib_live
 from teton.design import design
 from teton.fabric.model import Fabric
 from teton.fabric.plan import plan
@@ -221,14 +222,17 @@ def write(out: Path, rendered: dict[str, Files], figures: dict[str, Any], *, for
 
 def render_spec(spec: str | Path, *, only: tuple[str, ...] | None = None, yang_dir: Path | None = None,
                 progress: Progress | None = None, timeout: float | None = None,
-                cache: RenderCache | None = None) -> Rendered:
+                cache: RenderCache | None = None, live: bool = False) -> Rendered:
     """Load, check, design and render `spec` in memory.  With a cache: a spec rendered before (same content, same
     code) is replayed from its record without designing; otherwise unchanged devices come from the cache, and the
-    render is recorded."""
+    render is recorded.  `live`: the build is for the real fabric, so what only a simulation can run (synthetic
+    InfiniBand GUIDs) is an error."""
     ctx = RenderContext(yang_dir=yang_dir, cache=cache)
     workers()       # a bad $TETON_WORKERS is an error even when the cache leaves nothing to render
     with paused_gc():
         cluster = load_spec(spec, timeout)
+        if live and (refused := list(ib_live(cluster, str(spec)))):
+            raise SpecError(with_lines(refused, spec_lines(spec)))
         key = record_key(cache, cluster, ctx, Path(spec).parent) if cache is not None else None
         record = load_record(cache, key) if cache is not None and key is not None else None
         if cache is not None and record is not None and record.cluster == cluster.name:
@@ -250,9 +254,9 @@ def render_spec(spec: str | Path, *, only: tuple[str, ...] | None = None, yang_d
 
 def build(spec: str | Path, out: Path | None = None, *, only: tuple[str, ...] | None = None,
           yang_dir: Path | None = None, force: bool = False, progress: Progress | None = None,
-          timeout: float | None = None, cache: RenderCache | None = None) -> Build:
-    """Design `spec` and write its build folder (default build/<cluster>/); `cache`: see `render_spec`."""
-    r = render_spec(spec, only=only, yang_dir=yang_dir, progress=progress, timeout=timeout, cache=cache)
+          timeout: float | None = None, cache: RenderCache | None = None, live: bool = False) -> Build:
+    """Design `spec` and write its build folder (default build/<cluster>/); `cache`, `live`: see `render_spec`."""
+    r = render_spec(spec, only=only, yang_dir=yang_dir, progress=progress, timeout=timeout, cache=cache, live=live)
     if progress:
         progress("writing")
     out = Path(out or Path("build") / r.cluster.name)

@@ -14,9 +14,9 @@ from pathlib import Path
 
 from teton.catalogue import catalogue_for
 from teton.design.guids import read_guid_map, resolve
-from teton.design.infiniband import IbShape, IbShapeError, ib_shape, node_names
-from teton.design.naming import host_name
-from teton.design.subnet import sm_hosts, su_hosts
+from teton.design.infiniband import IbShape, IbShapeError, ib_shape, node_names, radix, sm_leaf
+from teton.design.naming import host_name, leaf_name
+from teton.design.subnet import sm_hosts, sm_services, su_hosts, tenant_hosts
 from teton.fabric.roles import tier_roles
 from teton.findings import Finding
 from teton.spec.model import Cluster, InfinibandBackend
@@ -63,7 +63,8 @@ def ib_size_terms(c: Cluster) -> tuple[list[Term], list[Term]]:
     up_links = (s.leaf_spine_links, s.spine_core_links) if s else (host_links, host_links)
     devices: list[Term] = [("leaf", leaves, (z, rails)), ("spine", spines, (z, rails)), ("core", cores, (z, rails))]
     links: list[Term] = [("host-leaf", host_links, nodes), ("leaf-spine", up_links[0], nodes),
-                         ("spine-core", up_links[1], nodes)]
+                         ("spine-core", up_links[1], nodes),
+                         ("service-leaf", len(sm_services(c)), (("services", len(sm_services(c))),))]
     return devices, links
 
 
@@ -176,12 +177,20 @@ def _hosts(c: Cluster) -> set[str]:
 
 
 def ib_subnet_manager(c: Cluster, file: str) -> Iterator[Finding]:
-    """One host per subnet manager instance, each a host of the cluster; priorities stay >= 0."""
+    """One host per subnet manager instance, each a GPU host of no tenant or a service host of role subnet-manager
+    (never a tenant's: its root would hold the SM_Key and its own port's P_Keys); a free leaf port for each service
+    host's HCA; priorities stay >= 0."""
+    for i, svc in enumerate(c.services):
+        if svc.role == "subnet-manager" and _ib(c) is None:
+            yield Finding(file, f"services[{i}].role", f"{svc.name!r} is a subnet manager, but the backend is "
+                          f"{c.backend.kind}: only an InfiniBand fabric has one", rule="subnet-manager")
     be = _ib(c)
     if be is None:
         return
     sm, base = be.subnet_manager, f"{BE}.subnet_manager"
     want = sm.standby + 1
+    tenants = tenant_hosts(c)
+    services = {s.name: s.role for s in c.services}
     if sm.priority - sm.standby < 0:
         yield Finding(file, f"{base}.standby", f"{sm.standby} standbys below priority {sm.priority} would need "
                       "priorities under 0", rule="subnet-manager")
@@ -191,14 +200,65 @@ def ib_subnet_manager(c: Cluster, file: str) -> Iterator[Finding]:
                           f"{sm.standby} standby)", rule="subnet-manager")
         hosts = _hosts(c)
         for i, h in enumerate(sm.hosts):
-            if h not in hosts:
+            if h in services and services[h] != "subnet-manager":
+                yield Finding(file, f"{base}.hosts[{i}]", f"service host {h!r} is a {services[h]}, cabled to the "
+                              "front end only: a subnet manager runs on a service of role subnet-manager (it gets "
+                              "an HCA on a leaf) or a GPU host", rule="subnet-manager")
+            elif h not in hosts and h not in services:
                 yield Finding(file, f"{base}.hosts[{i}]", f"no host {h!r} in the cluster (hosts are named like "
-                              f"{host_name(1, 1, 1)!r})", rule="subnet-manager")
+                              f"{host_name(1, 1, 1)!r}; or a service of role subnet-manager)", rule="subnet-manager")
             elif h in sm.hosts[:i]:
                 yield Finding(file, f"{base}.hosts[{i}]", f"{h!r} is named twice: an HA pair needs two hosts",
                               rule="subnet-manager")
-    elif c.zones * c.racks_per_zone * c.hosts_per_rack < want or len(set(sm_hosts(c))) < want:
-        yield Finding(file, f"{base}.standby", f"{want} subnet managers need {want} hosts", rule="subnet-manager")
+            elif h in tenants:
+                yield Finding(file, f"{base}.hosts[{i}]", _tenant_sm(h, tenants[h]), rule="subnet-manager")
+    elif sm_services(c):
+        n = len(sm_services(c))
+        if n != want:
+            yield Finding(file, "services", f"{n} services of role subnet-manager for {want} subnet managers (the "
+                          f"master and {sm.standby} standby: backend.subnet_manager.standby)", rule="subnet-manager")
+    elif len(sm_hosts(c)) < want:
+        yield Finding(file, f"{base}.standby", f"{want} subnet managers need {want} hosts of no tenant, and "
+                      f"{'there is none' if not sm_hosts(c) else f'only {len(sm_hosts(c))} has none'}: declare "
+                      f"{want} services of role subnet-manager (each gets an HCA on a leaf)", rule="subnet-manager")
+    yield from _sm_ports(c, file)
+
+
+def ib_live(c: Cluster, file: str) -> Iterator[Finding]:
+    """A build for the live fabric (`teton render --live`) needs the hardware GUIDs: synthetic ones are for a
+    simulation only (OpenSM over ibsim), on hardware OpenSM could not bind and every partition would be empty."""
+    be = _ib(c)
+    if be is not None and be.guid_map is None:
+        yield Finding(file, BE, "a live build needs the fabric's hardware GUIDs: set backend.guid_map (an OpenSM "
+                      "node-name-map of every switch and HCA, from the vendor's manifest or an ibnetdiscover of the "
+                      "installed fabric); without it every GUID is synthetic, for a simulation build only",
+                      rule="live-guids")
+
+
+def _tenant_sm(host: str, tenant: str) -> str:
+    return (f"{host!r} is a host of tenant {tenant!r}: whoever has root there holds the SM_Key and can rewrite its "
+            "own port's P_Key table, and the port's limited membership demotes the subnet manager; run it on a "
+            "service of role subnet-manager or a host of no tenant")
+
+
+def _sm_ports(c: Cluster, file: str) -> Iterator[Finding]:
+    """A free port on the leaf each subnet manager service host is cabled to (after the SU's nodes and uplinks)."""
+    s = _shape(c)
+    be = _ib(c)
+    if s is None or be is None:
+        return
+    free = radix(catalogue_for(c)[be.leaf.model], be.link_speed_gbps) - s.nodes - s.leaf_up
+    taken: dict[tuple[int, int], int] = {}
+    index = {svc.name: i for i, svc in enumerate(c.services)}
+    for n, svc in enumerate(sm_services(c)):
+        zr = sm_leaf(c, n)
+        taken[zr] = taken.get(zr, 0) + 1
+        if taken[zr] > free:
+            yield Finding(file, f"services[{index[svc.name]}]", f"subnet manager {svc.name!r} needs a port on leaf "
+                          f"{leaf_name(*zr)}, which has none free: its {s.nodes + s.leaf_up + free} ports are "
+                          f"{s.nodes} down to the SU's nodes and {s.leaf_up} up; give it one as NVIDIA's SuperPOD "
+                          "gives its UFM one (an SU one node smaller, or a leaf blocking factor above 1), or name "
+                          "hosts of no tenant in backend.subnet_manager.hosts", rule="subnet-manager")
 
 
 def ib_partitions(c: Cluster, file: str) -> Iterator[Finding]:

@@ -159,6 +159,10 @@ def subnet_manager_inputs(build: BuildFolder, common: Deployment) -> SubnetManag
     """An InfiniBand backend's switches are configured by its subnet manager: one resource holds the OpenSM target's
     files, pushed to the subnet manager hosts the design named (master first)."""
     sm = build.subnet_manager()
+    if sm.synthetic_guids:
+        raise TetonError(f"{build.root}: its InfiniBand GUIDs are synthetic (the spec has no backend.guid_map), a "
+                         "build for OpenSM over ibsim only: on the fabric OpenSM could not bind and every partition "
+                         "would be empty; give the hardware GUIDs in backend.guid_map and render with --live")
     files = build.folder_texts(SUBNET_MANAGER_DIR)
     if not files:
         raise TetonError(f"{build.root}/{SUBNET_MANAGER_DIR} is missing: render the spec with the opensm target")

@@ -16,7 +16,7 @@ from teton.design.buffers import BufferCache, buffers
 from teton.design.draft import DraftFabric
 from teton.design.frontend import design_frontend
 from teton.design.hostplan import gpu_host_plan, host_settings, service_plan, storage_plan
-from teton.design.infiniband import FRONTEND_BGP, design_infiniband
+from teton.design.infiniband import FRONTEND_BGP, attach_subnet_managers, design_infiniband
 from teton.design.infiniband import NOS as SUBNET_MANAGED
 from teton.design.management import assign_management, management
 from teton.design.policy import policy
@@ -39,12 +39,15 @@ def design(cluster: Cluster, spec_dir: Path | None = None) -> Fabric:
     be = cluster.backend
     draft = DraftFabric(cluster.name, cluster.site, be.kind)
     room = room_of(cluster, models)
-    sm = None
+    ib = None
     if isinstance(be, RoceBackend):
         design_roce(cluster, draft, models, room)
     else:
-        sm = design_infiniband(cluster, draft, models, spec_dir)
-    design_frontend(cluster, draft, models, room)
+        ib = design_infiniband(cluster, draft, models, spec_dir)
+    design_frontend(cluster, draft, models, room)      # the service hosts too: a subnet manager's, with an HCA below
+    if ib is not None:
+        attach_subnet_managers(cluster, draft, ib)
+    sm = ib.sm if ib is not None else None
     assign_management(cluster, draft)
     return _freeze(cluster, draft, sm, room)
 

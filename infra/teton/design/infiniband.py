@@ -14,6 +14,9 @@ follow its downlinks (docs/sources.md section 3).
   numbers do not divide evenly (OpenSM's ftree handles that with a root GUID file).
 - Full bisection unless a tier's blocking factor says otherwise.  IB links carry no addresses: the subnet manager
   assigns LIDs.  GUIDs come from the spec's GUID map or are synthetic (`teton.design.guids`).
+- Subnet managers on service hosts (`services:` of role `subnet-manager`): each has one HCA, cabled to a free port of
+  a leaf after its nodes and uplinks (NVIDIA's SuperPOD gives an SU port to its UFM the same way): instance i on the
+  leaf of rail i of the i-th SU spread across the cluster, so no leaf or SU holds two of them.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from teton.design.builder import Ports, wire
 from teton.design.draft import Draft, DraftFabric
 from teton.design.guids import guid_text, hca_node_name, read_guid_map, resolve, synthetic
 from teton.design.naming import core_name, host_name, leaf_name, net_rack_name, rack_name, spine_name
-from teton.design.subnet import subnet_manager
+from teton.design.subnet import sm_services, subnet_manager
 from teton.fabric.subnet import SubnetManager
 from teton.spec.model import Bgp, Cluster, InfinibandBackend, SwitchModel
 
@@ -183,19 +186,54 @@ def node_names(c: Cluster, shape: IbShape) -> list[str]:
     hcas = hca_names(c)
     hosts = [host_name(z, r, h) for z in range(1, c.zones + 1) for r in range(1, c.racks_per_zone + 1)
              for h in range(1, c.hosts_per_rack + 1)]
-    return switch_names(shape) + [hca_node_name(h, a) for h in hosts for a in hcas]
+    return (switch_names(shape) + [hca_node_name(h, a) for h in hosts for a in hcas]
+            + [hca_node_name(s.name, hcas[0]) for s in sm_services(c)])
 
 
 def design_infiniband(cluster: Cluster, draft: DraftFabric, models: dict[str, SwitchModel],
-                      spec_dir: Path | None) -> SubnetManager:
+                      spec_dir: Path | None) -> IbWiring:
     """Wire an InfiniBand cluster's fat tree into `draft`; its subnet manager (what configures the switches).  The
     front end, management and the freeze are the shared steps of `teton.design.design`."""
     be = cluster.backend
     assert isinstance(be, InfinibandBackend)
     shape = ib_shape(cluster, models)
     guids = _guids(be, spec_dir)
-    _wire(cluster, shape, draft, models, guids)
-    return subnet_manager(cluster, root_names(shape), hca_names(cluster))
+    leaves = _wire(cluster, shape, draft, models, guids)
+    return IbWiring(subnet_manager(cluster, root_names(shape), hca_names(cluster), synthetic_guids=not guids),
+                    leaves, guids)
+
+
+@dataclass
+class IbWiring:
+    """What the fat tree's design hands on: the subnet manager, and the leaves with their ports still to give."""
+
+    sm: SubnetManager
+    leaves: dict[tuple[int, int], tuple[Draft, Ports]]    # (SU, rail) -> the leaf and its ports
+    guids: dict[str, tuple[int, int | None]]
+
+
+def sm_leaf(cluster: Cluster, i: int) -> tuple[int, int]:
+    """(SU, rail) of the leaf the i-th subnet manager service host is cabled to: SUs spread across the cluster
+    (first and last for an HA pair), rail i, so no leaf or SU holds two of them."""
+    n = len(sm_services(cluster))
+    return 1 + (i * (cluster.zones - 1)) // max(1, n - 1), i % cluster.host.backend_nics
+
+
+def attach_subnet_managers(cluster: Cluster, draft: DraftFabric, ib: IbWiring) -> None:
+    """Give each subnet manager service host (designed with the front end, in the service rack) its HCA, cabled to
+    a free port of its leaf (`sm_leaf`); GUIDs from the map or synthetic, as the GPU hosts'.  The spec rule
+    `subnet-manager` refuses a leaf with no free port first."""
+    be = cluster.backend
+    assert isinstance(be, InfinibandBackend)
+    hca = hca_names(cluster)[0]
+    for i, svc in enumerate(sm_services(cluster)):
+        host = draft.devices[svc.name]
+        node, port = ib.guids.get(hca_node_name(svc.name, hca), (synthetic(hca_node_name(svc.name, hca)), None))
+        host.attrs["hca_guids"] = {hca: guid_text(node)}
+        host.attrs["port_guids"] = {hca: guid_text(_port_guid(node, port, ib.guids))}
+        leaf, ports = ib.leaves[sm_leaf(cluster, i)]
+        wire(draft, "service-leaf", host, (hca, 0), leaf, ports.take(be.link_speed_gbps), speed=be.link_speed_gbps,
+             medium=be.leaf.medium_down, mtu=be.mtu, nets=None, net_index=0, rack=host.rack or leaf.rack, zone=None)
 
 
 def _guids(be: InfinibandBackend, spec_dir: Path | None) -> dict[str, tuple[int, int | None]]:
@@ -203,7 +241,7 @@ def _guids(be: InfinibandBackend, spec_dir: Path | None) -> dict[str, tuple[int,
 
 
 def _wire(cluster: Cluster, shape: IbShape, draft: DraftFabric, models: dict[str, SwitchModel],
-          guids: dict[str, tuple[int, int | None]]) -> None:
+          guids: dict[str, tuple[int, int | None]]) -> dict[tuple[int, int], tuple[Draft, Ports]]:
     be = cluster.backend
     assert isinstance(be, InfinibandBackend)
     speed, mtu, host = be.link_speed_gbps, be.mtu, cluster.host
@@ -252,7 +290,7 @@ def _wire(cluster: Cluster, shape: IbShape, draft: DraftFabric, models: dict[str
             for spine in spines:
                 for _ in range(shape.k):
                     link("leaf-spine", leaf, spine, be.spine.medium_down, leaf.rack, z)
-        return
+        return {zr: (leaf, ports[leaf.name]) for zr, leaf in leaves.items()}
     planes: dict[int, list[Draft]] = {j: [] for j in range(1, shape.spines_per_group + 1)}
     first = 1
     for p, size in enumerate(shape.pod_sizes, start=1):
@@ -278,6 +316,7 @@ def _wire(cluster: Cluster, shape: IbShape, draft: DraftFabric, models: dict[str
             for _ in range(shape.spine_up(shape.pod_sizes[int(spine.attrs["pod"]) - 1])):
                 link("spine-core", spine, cores[turn % len(cores)], be.core.medium_down, spine.rack, None)
                 turn += 1
+    return {zr: (leaf, ports[leaf.name]) for zr, leaf in leaves.items()}
 
 
 def _port_guid(node: int, port: int | None, guids: dict[str, tuple[int, int | None]]) -> int:

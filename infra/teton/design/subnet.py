@@ -3,9 +3,14 @@
 - Routing: the spec's engine; `ar_ftree` (adaptive routing, NVIDIA's OpenSM) is followed by `ftree`, so an OpenSM
   without it routes a fat tree rather than falling back to minhop.  The roots of the ranking are the top tier: the
   cores, or the spines of a two-level tree.
-- High availability: standby+1 instances on the first HCA of hosts of SUs spread across the cluster (the spec may name
-  the hosts), master first with the spec's priority, each standby one less; OpenSM's own polling (a standby takes over
-  after 4 unanswered polls 10 s apart) and a shared SM_Key, by secret name.
+- High availability: standby+1 instances, master first with the spec's priority, each standby one less; OpenSM's own
+  polling (a standby takes over after 4 unanswered polls 10 s apart) and a shared SM_Key, by secret name.  Where:
+  the hosts the spec names; else its service hosts of role `subnet-manager` (each with one HCA on a leaf, see
+  `teton.design.infiniband`), in spec order; else, on a fabric whose ports are all taken, the first HCA of the first
+  host of no tenant in SUs spread across the cluster.  Never a tenant's host: a tenant has root there, and with it the
+  SM_Key and its own port's P_Key table (the spec rule `subnet-manager` refuses it).
+- M_Key: every port's from a secret, with the spec's protection level and lease (a host with root can otherwise
+  Set(PortInfo) on its own port and leave its partitions); SM_Key from its secret.  Both are resolved at deploy.
 - Partitions: every tenant's P_Key at index 0 of its members' tables (so NCCL's default P_Key index 0 is the tenant's);
   a tenant's hosts are only limited members of the default partition 0x7fff, so they reach the subnet manager and
   the switches over it but no other host (OpenSM 3.3 makes every end port at least a limited member of it, so "not
@@ -18,6 +23,7 @@ from __future__ import annotations
 
 from teton.design.naming import host_name
 from teton.fabric.subnet import Partition, SmInstance, SubnetManager, SubnetQos
+from teton.spec.hosts import ServiceHost
 from teton.spec.model import Cluster, IbQos, InfinibandBackend
 
 POLLING_TIMEOUT_MS = 10_000   # OpenSM's defaults: a standby takes over about 40 s after the master goes silent
@@ -33,20 +39,45 @@ def su_hosts(c: Cluster, zone: int) -> list[str]:
     return [host_name(zone, r, h) for r in range(1, c.racks_per_zone + 1) for h in range(1, c.hosts_per_rack + 1)]
 
 
+def sm_services(c: Cluster) -> list[ServiceHost]:
+    """The service hosts of role `subnet-manager` of an InfiniBand cluster, in spec order (each gets an HCA)."""
+    if not isinstance(c.backend, InfinibandBackend):
+        return []
+    return [s for s in c.services if s.role == "subnet-manager"]
+
+
+def tenant_hosts(c: Cluster) -> dict[str, str]:
+    """{host: the tenant partition it is a member of} (a host is one tenant's at most: a spec rule)."""
+    be = c.backend
+    if not isinstance(be, InfinibandBackend):
+        return {}
+    out: dict[str, str] = {}
+    for p in be.partitions:
+        for h in [h for z in p.zones for h in su_hosts(c, z)] + list(p.hosts):
+            out.setdefault(h, p.name)
+    return out
+
+
 def sm_hosts(c: Cluster) -> list[str]:
-    """The hosts that run a subnet manager, master first: the spec's, or the first hosts of SUs spread out."""
+    """The hosts that run a subnet manager, master first: the spec's; else its subnet manager service hosts; else the
+    first hosts of no tenant of SUs spread out (fewer than asked when there are not enough: a spec rule says so)."""
     be = c.backend
     assert isinstance(be, InfinibandBackend)
     sm = be.subnet_manager
     if sm.hosts:
         return list(sm.hosts)
+    services = sm_services(c)
+    if services:
+        return [s.name for s in services]
     n = sm.standby + 1
+    tenants = tenant_hosts(c)
     out: list[str] = []
     for i in range(n):
         zone = 1 + (i * (c.zones - 1)) // max(1, n - 1)
-        taken = sum(1 for h in out if h.startswith(f"z{zone:02d}-"))
-        hosts = su_hosts(c, zone)
-        out.append(hosts[min(taken, len(hosts) - 1)])
+        spread = list(range(zone, c.zones + 1)) + list(range(1, zone))     # this SU, or the next with a free host
+        free = next((h for z in spread for h in su_hosts(c, z) if h not in tenants and h not in out), None)
+        if free is not None:
+            out.append(free)
     return out
 
 
@@ -62,7 +93,7 @@ def subnet_qos(q: IbQos) -> SubnetQos | None:
                      vlarb_low=tuple((vl, LOW_WEIGHT) for vl in low_vls), sl2vl=sl2vl)
 
 
-def subnet_manager(c: Cluster, roots: list[str], hcas: list[str]) -> SubnetManager:
+def subnet_manager(c: Cluster, roots: list[str], hcas: list[str], *, synthetic_guids: bool) -> SubnetManager:
     """The subnet manager of cluster `c`, whose fat tree has `roots` on top and `hcas` on every host."""
     be = c.backend
     assert isinstance(be, InfinibandBackend)
@@ -80,4 +111,6 @@ def subnet_manager(c: Cluster, roots: list[str], hcas: list[str]) -> SubnetManag
         instances=tuple(SmInstance(h, hcas[0], sm.priority - i) for i, h in enumerate(sm_hosts(c))),
         default_limited=tuple(sorted({h for p in partitions for h in p.members})), partitions=tuple(partitions),
         qos=subnet_qos(be.qos), compute_sl=be.qos.compute_sl, adaptive_routing=engine.startswith("ar_"),
-        hcas=tuple(hcas), config_dir=sm.config_dir, log_dir=sm.log_dir)
+        hcas=tuple(hcas), config_dir=sm.config_dir, log_dir=sm.log_dir, m_key_secret=sm.m_key_secret,
+        m_key_protection_level=sm.m_key_protection_level, m_key_lease_period_s=sm.m_key_lease_period_s,
+        synthetic_guids=synthetic_guids)

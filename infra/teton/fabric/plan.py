@@ -9,17 +9,20 @@ from teton.fabric.model import Fabric
 from teton.fabric.roles import rail_kinds, server_roles, tier_roles
 
 OPTICAL = ("smf", "mmf")
+MANAGEMENT_KINDS = ("service-leaf",)
 
 
 def _capacity(f: Fabric) -> dict[str, dict[str, int]]:
-    """Per backend tier, total Gb/s of downlinks and uplinks."""
+    """Per backend tier, total Gb/s of downlinks and uplinks that carry the GPUs' traffic (a subnet manager's HCA on
+    a leaf carries management datagrams only: not counted)."""
     tiers = set(tier_roles(f.backend))
     out: dict[str, dict[str, int]] = defaultdict(lambda: {"down": 0, "up": 0})
     for d in f.devices.values():
         if d.role in tiers:
             cap = out[d.role]
             for i in d.interfaces:
-                cap[i.direction] += i.speed_gbps
+                if i.kind not in MANAGEMENT_KINDS:
+                    cap[i.direction] += i.speed_gbps
     return out
 
 

@@ -75,6 +75,7 @@ LINK_KINDS: tuple[LinkKind, ...] = (
     LinkKind("host-leaf", "infiniband", "host", "leaf", rail=True),
     LinkKind("leaf-spine", "infiniband", "leaf", "spine"),
     LinkKind("spine-core", "infiniband", "spine", "core"),
+    LinkKind("service-leaf", "infiniband", "service", "leaf"),   # a subnet manager's HCA
     LinkKind("host-fersw", "frontend", "host", "fe-rsw"),
     LinkKind("storage-fersw", "frontend", "storage", "fe-rsw"),
     LinkKind("service-fersw", "frontend", "service", "fe-rsw"),

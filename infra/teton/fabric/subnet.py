@@ -64,6 +64,10 @@ class SubnetManager:
     hcas: tuple[str, ...]               # the hosts' backend HCAs in rail order (NCCL_IB_HCA)
     config_dir: str                     # where the subnet manager hosts keep the files
     log_dir: str
+    m_key_secret: str = "ib_m_key"      # name of the secret holding every port's M_Key
+    m_key_protection_level: int = 2     # 0-3 (IBTA PortInfo:MKeyProtectBits)
+    m_key_lease_period_s: int = 60      # how long a port keeps its protection with no SM setting it (0: for ever)
+    synthetic_guids: bool = True        # the GUIDs are made up (no guid_map): a simulation build, never live
 
 
 def to_json(sm: SubnetManager) -> dict[str, Any]:
@@ -78,7 +82,9 @@ def to_json(sm: SubnetManager) -> dict[str, Any]:
                 "max_vls": q.max_vls, "high_limit": q.high_limit, "vlarb_high": [list(v) for v in q.vlarb_high],
                 "vlarb_low": [list(v) for v in q.vlarb_low], "sl2vl": list(q.sl2vl)},
             "compute_sl": sm.compute_sl, "adaptive_routing": sm.adaptive_routing, "hcas": list(sm.hcas),
-            "config_dir": sm.config_dir, "log_dir": sm.log_dir}
+            "config_dir": sm.config_dir, "log_dir": sm.log_dir, "m_key_secret": sm.m_key_secret,
+            "m_key_protection_level": sm.m_key_protection_level, "m_key_lease_period_s": sm.m_key_lease_period_s,
+            "synthetic_guids": sm.synthetic_guids}
 
 
 def from_json(d: dict[str, Any]) -> SubnetManager:
@@ -93,4 +99,6 @@ def from_json(d: dict[str, Any]) -> SubnetManager:
             q["max_vls"], q["high_limit"], tuple((vl, w) for vl, w in q["vlarb_high"]),
             tuple((vl, w) for vl, w in q["vlarb_low"]), tuple(q["sl2vl"])),
         compute_sl=d["compute_sl"], adaptive_routing=d["adaptive_routing"], hcas=tuple(d["hcas"]),
-        config_dir=d["config_dir"], log_dir=d["log_dir"])
+        config_dir=d["config_dir"], log_dir=d["log_dir"], m_key_secret=d["m_key_secret"],
+        m_key_protection_level=d["m_key_protection_level"], m_key_lease_period_s=d["m_key_lease_period_s"],
+        synthetic_guids=d["synthetic_guids"])

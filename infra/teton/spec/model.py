@@ -321,10 +321,20 @@ class IbSubnetManager(SpecModel):
     priority: int = Field(default=15, ge=1, le=15, description="sm_priority of the master; each standby one less")
     standby: int = Field(default=1, ge=0, le=3, description="standby subnet managers")
     hosts: list[Name] = Field(default_factory=list, max_length=4,
-                             description="hosts whose first HCA runs a subnet manager, master first; default: the "
-                                         "first host of SUs spread across the cluster")
+                             description="hosts whose first HCA runs a subnet manager, master first (never a tenant's "
+                                         "host); default: the services of role subnet-manager, else the first host "
+                                         "of no tenant of SUs spread across the cluster")
     sm_key_secret: SecretName = Field(default="ib_sm_key",
                                       description="name of the secret holding the SM_Key the subnet managers share")
+    m_key_secret: SecretName = Field(default="ib_m_key",
+                                     description="name of the secret holding the M_Key the subnet managers set on "
+                                                 "every port (a host with root cannot then Set(PortInfo) its own)")
+    m_key_protection_level: int = Field(default=2, ge=0, le=3,
+                                        description="IBTA M_Key protection: 0 none, 1 Get returns the key, 2 Set and "
+                                                    "Get of the key need it, 3 every Get needs it too")
+    m_key_lease_period_s: int = Field(default=60, ge=0, le=65535,
+                                      description="seconds a port keeps its M_Key protection with no subnet manager "
+                                                  "(0: for ever; a lost key then needs the port reset)")
     sweep_interval_s: int = Field(default=10, ge=1, le=3600, description="light sweep interval")
     config_dir: str = Field(default="/etc/opensm", pattern=ABSOLUTE_PATH_PATTERN, max_length=201,
                             description="where the subnet manager hosts keep the files under ib/")

@@ -38,13 +38,16 @@ def opensm_confs(f: Fabric, sm: SubnetManager) -> dict[str, str]:
             "opensm.conf.j2", cluster=f.name, role="master" if inst is sm.instances[0] else "standby",
             host=inst.host, hca=inst.hca, config_dir=sm.config_dir, log_dir=sm.log_dir,
             port_guid=host.attrs["port_guids"][inst.hca], priority=inst.priority, sm_key=secret_ref(sm.sm_key_secret),
+            m_key=secret_ref(sm.m_key_secret), m_key_protection_level=sm.m_key_protection_level,
+            m_key_lease_period_s=sm.m_key_lease_period_s, synthetic=sm.synthetic_guids,
             polling_timeout_ms=sm.polling_timeout_ms, polling_retries=sm.polling_retries,
             sweep_interval_s=sm.sweep_interval_s, routing_engines=",".join(sm.routing_engines), lmc=sm.lmc, qos=qos)
     return out
 
 
 def _ports(f: Fabric, hosts: Sequence[str], hcas: Sequence[str]) -> list[str]:
-    return [f.devices[h].attrs["port_guids"][a] for h in hosts for a in hcas]
+    """Port GUIDs of `hcas` of `hosts` (a subnet manager's service host has only the first)."""
+    return [g for h in hosts for a in hcas if (g := f.devices[h].attrs["port_guids"].get(a)) is not None]
 
 
 def _flags(*, ipoib: bool, mtu: int, index0: bool = False, rate_gbps: int | None = None, sl: int | None = None) -> str:
@@ -70,7 +73,7 @@ def partitions_conf(f: Fabric, sm: SubnetManager) -> str:
         lines = [f"{default} : ALL=full ;"]
         note = "every HCA is a full member"
     else:
-        hosts = sorted(d.name for d in f.devices.values() if d.role == "host")
+        hosts = sorted(d.name for d in f.devices.values() if "port_guids" in d.attrs)   # GPU and SM hosts
         lines = list(_statements(default, [f"{g}=full" for g in _ports(f, [h for h in hosts if h not in limited],
                                                                          sm.hcas)]))
         lines += _statements(default, [f"{g}=limited" for g in _ports(f, sorted(limited), sm.hcas)])
@@ -101,7 +104,7 @@ def node_name_map(f: Fabric) -> str:
     """`0x<node GUID> "<name>"` for every switch and HCA, by name (OpenSM and the diagnostics print these names)."""
     rows: list[tuple[str, str]] = []
     for d in f.devices.values():
-        if d.role == "host" and "hca_guids" in d.attrs:
+        if d.nos is None and "hca_guids" in d.attrs:        # GPU hosts and the subnet managers' service hosts
             rows += [(f"{d.name} {hca}", g) for hca, g in d.attrs["hca_guids"].items()]
         elif d.nos is not None and "guid" in d.attrs:
             rows.append((d.name, d.attrs["guid"]))

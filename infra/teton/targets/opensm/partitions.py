@@ -109,8 +109,8 @@ def check(f: Fabric, sm: SubnetManager, text: str) -> Iterator[tuple[int | None,
             yield st.line, (f"{st.name} (0x{st.pkey:04x}) is spelled with flags {', '.join(st.flags) or 'none'} "
                             f"here but {', '.join(head.flags) or 'none'} on line {head.line}: OpenSM reads every "
                             "statement afresh, so its ports get other settings")
-    hosts = sorted(d.name for d in f.devices.values() if d.role == "host" and "port_guids" in d.attrs)
-    port = {(h, a): f"0x{int(f.devices[h].attrs['port_guids'][a], 16):016x}" for h in hosts for a in sm.hcas}
+    hosts = sorted(d.name for d in f.devices.values() if d.nos is None and "port_guids" in d.attrs)  # GPU, SM hosts
+    port = {(h, a): f"0x{int(g, 16):016x}" for h in hosts for a, g in sorted(f.devices[h].attrs["port_guids"].items())}
     limited = set(sm.default_limited)
     for inst in sm.instances:
         me = port[(inst.host, inst.hca)]

@@ -124,7 +124,7 @@ class Names:
         nodes: dict[int, tuple[str, str]] = {}
         ports: dict[tuple[int, int], str] = {}
         for d in f.devices.values():
-            if d.role == "host" and "hca_guids" in d.attrs:
+            if d.nos is None and "hca_guids" in d.attrs:          # GPU hosts, subnet manager service hosts
                 for hca, g in sorted(d.attrs["hca_guids"].items()):
                     guid = _guid(g)
                     nodes[guid] = (f"{d.name} {hca}", "hca")
