@@ -37,7 +37,7 @@ def test_the_orders_output_depends_on():
 
 def test_link_kinds():
     assert link_kinds("roce") == ("host-rtsw", "rtsw-ctsw", "ctsw-atsw")
-    assert link_kinds("infiniband") == ("host-leaf", "leaf-spine", "spine-core")
+    assert link_kinds("infiniband") == ("host-leaf", "service-leaf", "leaf-spine", "spine-core")
     assert rail_kinds() == ("host-rtsw", "host-leaf")
     assert server_link_kinds("frontend") == ("host-fersw", "storage-fersw", "service-fersw")
     assert link_kinds("frontend") == ("host-fersw", "storage-fersw", "service-fersw", "fersw-fsw", "fsw-ssw")

@@ -73,9 +73,9 @@ LINK_KINDS: tuple[LinkKind, ...] = (
     LinkKind("rtsw-ctsw", "roce", "rtsw", "ctsw"),
     LinkKind("ctsw-atsw", "roce", "ctsw", "atsw"),
     LinkKind("host-leaf", "infiniband", "host", "leaf", rail=True),
+    LinkKind("service-leaf", "infiniband", "service", "leaf"),   # a subnet manager's HCA, on a free leaf port
     LinkKind("leaf-spine", "infiniband", "leaf", "spine"),
     LinkKind("spine-core", "infiniband", "spine", "core"),
-    LinkKind("service-leaf", "infiniband", "service", "leaf"),   # a subnet manager's HCA
     LinkKind("host-fersw", "frontend", "host", "fe-rsw"),
     LinkKind("storage-fersw", "frontend", "storage", "fe-rsw"),
     LinkKind("service-fersw", "frontend", "service", "fe-rsw"),
