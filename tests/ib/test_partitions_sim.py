@@ -2,8 +2,8 @@
 
 The master runs as a daemon (so its SA answers path queries) on a service host of its own; every HCA port's P_Key table
 is read with smpquery and compared with what the spec says, port by port, not a sample.  Then the master is stopped
-and the standby, from its own rendered file on its own service host, takes the subnet over: every port again.  The expected tables are worked
-out here from the spec's own words (zones, hosts), not from the design's code.
+and the standby, from its own rendered file on its own service host, takes the subnet over: every port again.  The
+expected tables are worked out here from the spec's own words (zones, hosts), not from the design's code.
 """
 
 from __future__ import annotations
