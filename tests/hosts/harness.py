@@ -145,9 +145,11 @@ class Result:
 
 
 def play(playbook: Path, inventory: list[str], data_dir: Path, *, check: bool = False, limit: str | None = None,
-         extravars: dict[str, Any] | None = None, roots: Path | None = None) -> Result:
+         extravars: dict[str, Any] | None = None, roots: Path | None = None,
+         envvars: dict[str, str] | None = None) -> Result:
     """One real ansible-playbook run through ansible-runner (suppress_env_files: options never persist between runs).
-    With `roots`, every host is the root directory `roots/<host>` reached through `roots/chroot-<host>.sh`."""
+    With `roots`, every host is the root directory `roots/<host>` reached through `roots/chroot-<host>.sh`; `envvars`
+    add to the run's environment (the secrets, `TETON_SECRET_<name>`, as teton's deploy passes them)."""
     import ansible_runner
 
     data_dir.mkdir(parents=True, exist_ok=True)
@@ -159,8 +161,8 @@ def play(playbook: Path, inventory: list[str], data_dir: Path, *, check: bool = 
                    "ansible_python_interpreter": "/usr/bin/python3"})
     cmdline = "--diff" + (" --check" if check else "")
     r = ansible_runner.run(private_data_dir=str(data_dir), playbook=str(playbook), inventory=inventory,
-                           cmdline=cmdline, limit=limit, extravars=ev, envvars=env(), suppress_env_files=True,
-                           quiet=True, forks=4)
+                           cmdline=cmdline, limit=limit, extravars=ev, envvars={**env(), **(envvars or {})},
+                           suppress_env_files=True, quiet=True, forks=4)
     return Result(r)
 
 

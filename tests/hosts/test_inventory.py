@@ -129,3 +129,46 @@ def test_validate_rendered_rechecks_the_written_variables(lab_build, tmp_path):
     (build / rel).write_text((build / rel).read_text().replace('"teton_socket_ifnames":', '"teton_socket_ifnamez":'))
     found = [f for f in validate_rendered(build, vendor=True) if f.rule == "ansible-vars"]
     assert any(f.file == rel for f in found), found
+
+
+def test_the_subnet_managers_hosts_are_a_group_each_with_its_instance(lab_ib_build, lab_ib_fabric):
+    """Group subnet_manager: the hosts of the subnet manager's instances, each told which conf of ib/ is its own (the
+    names the opensm target writes), the HCA port it binds and its priority; the build's ib/ folder for the role."""
+    from teton.targets.opensm.files import instance_files
+
+    data = unwrap(json.loads(_inventory("--list", build=lab_ib_build)))
+    sm = lab_ib_fabric.subnet_manager
+    assert data["subnet_manager"]["hosts"] == [i.host for i in sm.instances]        # master first
+    for rel, inst in zip(instance_files(sm), sm.instances, strict=True):
+        hv = data["_meta"]["hostvars"][inst.host]
+        mine = hv["teton_opensm"]
+        assert mine["conf"] == rel.split("/")[1] and (lab_ib_build / rel).is_file()
+        lines = (lab_ib_build / rel).read_text().splitlines()
+        assert f"guid {mine['port_guid']}" in lines and f"sm_priority {mine['priority']}" in lines
+        assert (mine["hca"], mine["port"], mine["priority"]) == (inst.hca, 1, inst.priority)
+        assert (mine["config_dir"], mine["log_dir"]) == (sm.config_dir, sm.log_dir)
+        assert mine["role"] == ("master" if inst is sm.instances[0] else "standby")
+        assert hv["teton_opensm_files"] == "{{ inventory_dir }}/../ib"
+    others = set(data["_meta"]["hostvars"]) - {i.host for i in sm.instances}
+    assert others and not any("teton_opensm" in data["_meta"]["hostvars"][h] for h in others)
+
+
+def test_two_subnet_manager_instances_on_one_host_are_refused(lab_ib_fabric):
+    from dataclasses import replace
+    from types import SimpleNamespace
+
+    sm = lab_ib_fabric.subnet_manager
+    twice = replace(sm, instances=(sm.instances[0], sm.instances[0]._replace(hca="mlx5_1", priority=14)))
+    found = list(get("ansible").check(SimpleNamespace(subnet_manager=twice), "lab-ib.yaml"))
+    assert [(f.file, f.path) for f in found] == [("lab-ib.yaml", "backend.subnet_manager")]
+    assert f"both on host {sm.instances[0].host!r}" in found[0].message
+
+
+def test_a_subnet_manager_hosts_variables_are_checked_against_the_schema_and_the_opensm_role(lab_ib_fabric):
+    master, standby = (i.host for i in lab_ib_fabric.subnet_manager.instances)
+    docs = build_documents(lab_ib_fabric)
+    docs.files[f"ansible/host_vars/{master}.json"]["teton_opensm"]["priority"] = 16        # sm_priority is 0..15
+    del docs.files[f"ansible/host_vars/{standby}.json"]["teton_opensm"]                    # the opensm role needs it
+    text = "\n".join(f"{f.file} {f.path} {f.message}" for f in check_documents(docs))
+    assert f"{master}.json teton_opensm.priority" in text
+    assert f"{standby}.json teton_opensm {standby} has no variable 'teton_opensm' (needed by a role it runs)" in text

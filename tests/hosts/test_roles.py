@@ -65,18 +65,20 @@ def _changed_by_role(result: h.Result) -> Counter[str]:
 
 
 def _three_runs(tmp_path: Path, roles: list[str], host: str, inventory: str, roots: Path,
-                extravars: dict | None = None, before_apply=None) -> tuple[h.Result, h.Result, h.Result]:
+                extravars: dict | None = None, before_apply=None,
+                envvars: dict | None = None) -> tuple[h.Result, h.Result, h.Result]:
     pb = _playbook(tmp_path, roles, host)
-    check = h.play(pb, [inventory], tmp_path / "run", check=True, limit=host, roots=roots, extravars=extravars)
+    kw = {"limit": host, "roots": roots, "extravars": extravars, "envvars": envvars}
+    check = h.play(pb, [inventory], tmp_path / "run", check=True, **kw)
     assert check.rc == 0, check.stdout[-4000:]
     for role in roles:
         assert _changed_by_role(check)[role] > 0, f"{role}: check mode reports nothing to change"
     assert check.diffs(), "no --diff output"
     if before_apply:
         before_apply()
-    first = h.play(pb, [inventory], tmp_path / "run", limit=host, roots=roots, extravars=extravars)
+    first = h.play(pb, [inventory], tmp_path / "run", **kw)
     assert first.rc == 0, first.stdout[-4000:]
-    second = h.play(pb, [inventory], tmp_path / "run", limit=host, roots=roots, extravars=extravars)
+    second = h.play(pb, [inventory], tmp_path / "run", **kw)
     assert second.rc == 0, second.stdout[-4000:]
     assert second.total("changed") == 0, second.changed_tasks()
     return check, first, second
@@ -337,3 +339,82 @@ def test_host_nics_names_every_nic_by_pci_address_and_writes_the_front_end(lab_b
                      roots=roots)
     assert backend.rc == 0, backend.stdout[-4000:]              # the names the build uses exist now
     assert v["teton_rails"][0]["addresses"][0] in _ip(hns, "addr", "show", "be0")
+
+
+SM_KEY = "0x00c0ffee5eed0001"      # the SM_Key of this test, as teton's deploy passes it: TETON_SECRET_ib_sm_key
+
+
+def test_opensm_role_installs_each_subnet_manager_instance_with_its_secret_resolved(lab_ib_build, lab_ib_fabric,
+                                                                                    tmp_path):
+    """Group subnet_manager: each instance's host gets its own conf from ib/ as opensm.conf (the SM_Key resolved from
+    the environment, never logged nor shown in a diff), the shared files, and a unit on its HCA port, enabled; the
+    packaged opensm.service (OpenSM on every port with default settings) masked."""
+    from teton.targets.opensm.files import instance_files
+
+    sm = lab_ib_fabric.subnet_manager
+    inventory = str(lab_ib_build / "ansible/inventory.yml")
+    groups = yaml.safe_load((lab_ib_build / "ansible/inventory.yml").read_text())["all"]["children"]
+    confs = {inst.host: rel.split("/")[1] for rel, inst in zip(instance_files(sm), sm.instances, strict=True)}
+    assert sorted(groups["subnet_manager"]["hosts"]) == sorted(confs) and len(confs) == 2
+    roots = tmp_path / "roots"
+    for host in confs:
+        h.chroot_exe(roots, h.make_root(roots / host), None)
+    secret = {"TETON_SECRET_ib_sm_key": SM_KEY}
+    extra = {"opensm_packages": []}          # a prepared root has no apt: the package is the one thing not applied
+
+    def untouched() -> None:
+        for host in confs:
+            assert not (roots / host / "etc/opensm").exists() and not (roots / host / "etc/systemd").exists()
+
+    runs = _three_runs(tmp_path, ["opensm"], "subnet_manager", inventory, roots, extra, untouched, secret)
+    check, first, _ = runs
+    assert any("Default=0x7fff" in str(d) for d in check.diffs())         # the partitions, shown as a diff
+    for r in runs:                                                         # the secret: in no event, no output
+        assert SM_KEY not in r.stdout and SM_KEY not in json.dumps(r.events, default=str)
+    build_ib = lab_ib_build / "ib"
+    for inst in sm.instances:
+        root, conf = roots / inst.host, confs[inst.host]
+        v = h.variables(lab_ib_build / f"ansible/host_vars/{inst.host}.json")["teton_opensm"]
+        assert (v["conf"], v["hca"], v["priority"]) == (conf, inst.hca, inst.priority)
+        etc = root / "etc/opensm"
+        text = (etc / "opensm.conf").read_text()
+        assert text == (build_ib / conf).read_text().replace("TETON_SECRET_ib_sm_key", SM_KEY)
+        lines = text.splitlines()
+        assert f"sm_key {SM_KEY}" in lines and f"sm_priority {inst.priority}" in lines
+        assert f"guid {lab_ib_fabric.devices[inst.host].attrs['port_guids'][inst.hca]}" in lines
+        assert (etc / "opensm.conf").stat().st_mode & 0o777 == 0o600
+        for f in ("partitions.conf", "root_guids.conf", "node-name-map"):
+            assert (etc / f).read_text() == (build_ib / f).read_text(), f
+        assert sorted(p.name for p in etc.iterdir()) == ["node-name-map", "opensm.conf", "partitions.conf",
+                                                         "root_guids.conf"]
+        units = root / "etc/systemd/system"
+        unit = f"opensm-{inst.hca}-1.service"
+        body = (units / unit).read_text().splitlines()
+        assert "ExecStart=/usr/sbin/opensm -F /etc/opensm/opensm.conf" in body and "WantedBy=multi-user.target" in body
+        assert "ConditionPathExists=/sys/class/infiniband_mad/abi_version" in body
+        assert any(line.startswith("Description=") and f"on {inst.hca} port 1 (sm_priority {inst.priority})" in line
+                   for line in body)
+        assert os.readlink(units / "multi-user.target.wants" / unit) == str(units / unit).removeprefix(str(root))
+        assert os.readlink(units / "opensm.service") == "/dev/null"                        # masked
+        assert (root / "var/log/opensm").is_dir()
+    warnings = "\n".join(first.warnings())
+    assert "OpenSM: not applied: opensm_packages is empty" in warnings
+    assert "written and enabled, not started (systemd is not running here)" in warnings
+    assert "no HCA mlx5_0 on this host" in warnings
+
+
+@pytest.mark.parametrize("value", [None, "not-a-key", "0xfeedface\nsm_priority 0"])   # unset, not hex, a line more
+def test_opensm_role_refuses_a_missing_or_malformed_sm_key_without_writing_or_showing_it(value, lab_ib_build,
+                                                                                         lab_ib_fabric, tmp_path):
+    host = lab_ib_fabric.subnet_manager.instances[0].host
+    roots = tmp_path / "roots"
+    root = h.make_root(roots / host)
+    h.chroot_exe(roots, root, None)
+    r = h.play(_playbook(tmp_path, ["opensm"], "subnet_manager"), [str(lab_ib_build / "ansible/inventory.yml")],
+               tmp_path / "run", limit=host, roots=roots, extravars={"opensm_packages": []},
+               envvars={} if value is None else {"TETON_SECRET_ib_sm_key": value})
+    assert r.rc != 0
+    why = "not set where Ansible runs" if value is None else "not an OpenSM key (0x and 1 to 16 hex digits)"
+    assert f"opensm.conf references TETON_SECRET_ib_sm_key, {why}: nothing was written with it" in r.stdout
+    assert value is None or value not in r.stdout
+    assert not (root / "etc/opensm/opensm.conf").exists()

@@ -4,7 +4,8 @@
 switches expect.  Groups: by role (`gpu`, `storage` with `storage_tectonic` and `storage_hammerspace`, `service`), by
 backend (`backend_roce`: GPU hosts whose rails are Ethernet NICs, which site.yml addresses and sets RoCE QoS on;
 `backend_infiniband`: GPU hosts whose rails are HCAs, which the subnet manager configures), by zone (`zone_01`), by
-rack (`rack_z01_r001`), by rail (`rail_0`: the hosts with a NIC on rail 0), and `slurm_controller`.
+rack (`rack_z01_r001`), by rail (`rail_0`: the hosts with a NIC on rail 0), `slurm_controller`, and `subnet_manager`
+(the hosts of the InfiniBand subnet manager's instances, whatever device they are, each with its `teton_opensm`).
 Ansible group names take letters, digits and '_', so the spec's names are spelled with '_'.
 
 Every variable is spelled from the Fabric (`variables.py`): QoS from the device's `qos` (the switches' own intent),
@@ -17,6 +18,7 @@ way (a hand edit that breaks a role's contract is reported by `teton validate --
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -154,6 +156,14 @@ def build_documents(fabric: Fabric) -> Documents:
         own[controller] = {"teton_role": "controller", "teton_device": controller}
         if s.scheduler.controller_address:
             own[controller]["ansible_host"] = s.scheduler.controller_address
+    if fabric.subnet_manager is not None:
+        for host, instance in v.opensm_vars(fabric, fabric.subnet_manager).items():
+            docs.add("subnet_manager", host)
+            if host not in own:     # a device with no other host role in the build: only its subnet manager
+                own[host] = {"teton_device": host}
+                if (address := v.ansible_host(fabric.devices[host])) is not None:
+                    own[host]["ansible_host"] = address
+            own[host]["teton_opensm"] = instance
     for h in sorted(own):
         docs.files[host_vars_path(h)] = own[h]
     return docs
@@ -161,8 +171,9 @@ def build_documents(fabric: Fabric) -> Documents:
 
 TEMPLATE_MARKS = ("{{", "{%", "{#")
 """What starts a Jinja2 template: Ansible trusts the strings of a vars file as templates, so none may hold one..."""
-MEANT_AS_TEMPLATES = {"teton_slurm_files": v.SLURM_FILES}
-"""... but these, and each only with the value teton writes (a path relative to the inventory, for the slurm role)."""
+MEANT_AS_TEMPLATES = {"teton_slurm_files": v.SLURM_FILES, "teton_opensm_files": v.OPENSM_FILES}
+"""... but these, and each only with the value teton writes (a path relative to the inventory, for the slurm and
+opensm roles)."""
 
 
 def _templates(value: Any, where: str) -> list[str]:
@@ -235,6 +246,18 @@ def check_documents(docs: Documents) -> list[Finding]:
 class AnsibleTarget(Target):
     name = "ansible"
     summary = "ansible/inventory.yml, group_vars, host_vars: the host playbooks' inventory, schema-checked"
+
+    def check(self, fabric: Fabric, file: str) -> Iterator[Finding]:
+        sm = fabric.subnet_manager
+        if sm is None:
+            return
+        seen: dict[str, int] = {}
+        for n, inst in enumerate(sm.instances):
+            if inst.host in seen:
+                yield Finding(file, "backend.subnet_manager", f"subnet manager instances {seen[inst.host]} and {n} are "
+                              f"both on host {inst.host!r}: the opensm role runs one instance per host",
+                              rule="ansible-vars")
+            seen.setdefault(inst.host, n)
 
     def render(self, fabric: Fabric, ctx: RenderContext) -> Files:
         if fabric.hosts is None or not (fabric.by_role("host") or fabric.by_role("storage")

@@ -15,9 +15,12 @@ from teton.fabric.hostplan import GpuHostPlan, HostSettings, NicLink, ServicePla
 from teton.fabric.intent import Qos
 from teton.fabric.model import Device, Fabric, Interface
 from teton.fabric.roles import server_link_kinds
+from teton.fabric.subnet import SubnetManager
 
 Vars = dict[str, Any]
 SLURM_FILES = "{{ inventory_dir }}/../slurm"   # the slurm target's folder of the same build
+OPENSM_FILES = "{{ inventory_dir }}/../ib"     # the opensm target's folder of the same build
+SM_PORT = 1                                    # the HCA port a subnet manager binds (the port GUIDs are port 1's)
 QPS_PER_CONNECTION = 16                        # NCCL_IB_QPS_PER_CONNECTION when the Fabric carries no hashing policy
 
 
@@ -190,6 +193,27 @@ def split_shared(hosts: Iterable[str], shared: Callable[[str], Vars]) -> tuple[V
 _MISSING = object()
 
 
+def opensm_conf_name(n: int) -> str:
+    """The file under `ib/` of instance `n` (0: the master), as the opensm target names it (target packages import
+    nothing of each other; tests/hosts/test_inventory.py checks the two agree)."""
+    return "opensm.conf" if n == 0 else f"opensm-standby{n}.conf"
+
+
+def opensm_vars(fabric: Fabric, sm: SubnetManager) -> dict[str, Vars]:
+    """{host: its `teton_opensm`}: the instance of the subnet manager it runs (its conf under `ib/`, the HCA port it
+    binds, its priority), master first.  A host runs one instance (`AnsibleTarget.check` refuses two)."""
+    out: dict[str, Vars] = {}
+    for n, inst in enumerate(sm.instances):
+        out.setdefault(inst.host, {
+            "conf": opensm_conf_name(n), "role": "master" if n == 0 else "standby", "hca": inst.hca,
+            "port": SM_PORT, "port_guid": fabric.devices[inst.host].attrs["port_guids"][inst.hca],
+            "priority": inst.priority, "config_dir": sm.config_dir, "log_dir": sm.log_dir})
+    return out
+
+
 def all_vars(fabric: Fabric, s: HostSettings) -> Vars:
-    return {"teton_cluster": fabric.name, "teton_backend": fabric.backend, "teton_scheduler": scheduler_vars(s),
-            "teton_slurm_files": SLURM_FILES}
+    out: Vars = {"teton_cluster": fabric.name, "teton_backend": fabric.backend, "teton_scheduler": scheduler_vars(s),
+                 "teton_slurm_files": SLURM_FILES}
+    if fabric.subnet_manager is not None:
+        out["teton_opensm_files"] = OPENSM_FILES
+    return out
