@@ -139,6 +139,7 @@ class SubnetManager:
     hosts: tuple[str, ...]             # master first
     config_dir: str
     synthetic_guids: bool = True       # no hardware GUIDs: a simulation build (a live deploy refuses it)
+    hcas: tuple[str, ...] = ()         # the HCA each host's instance binds, as `hosts`
 
 
 class BuildFolder:
@@ -364,7 +365,8 @@ class BuildFolder:
         try:
             data = self._head()["fabric"].get("subnet_manager") or {}
             return SubnetManager(tuple(i[0] for i in data.get("instances", [])),
-                                 data.get("config_dir", "/etc/opensm"), data.get("synthetic_guids", True) is not False)
+                                 data.get("config_dir", "/etc/opensm"), data.get("synthetic_guids", True) is not False,
+                                 tuple(str(i[1]) for i in data.get("instances", [])))
         except (KeyError, TypeError, AttributeError, IndexError) as exc:
             raise BuildFileError(FABRIC_JSON, f"cannot be read: {exc!r}", self.root) from None
 

@@ -122,21 +122,26 @@ def test_a_failed_ssh_command_names_the_device_and_masks_the_secret(ssh, lab_bui
         SonicSshTransport(SECRETS, ssh=command).snapshot(Device(SWITCH, "sonic", files))
 
 
-def test_the_subnet_manager_gets_its_files_on_every_host_in_order_then_a_restart(ssh):
+def test_each_subnet_manager_host_gets_the_shared_files_and_its_own_instance_then_its_unit_restarted(ssh):
+    """What the opensm role installs: partitions, then the host's own instance file as opensm.conf (0600: it holds
+    the keys), then a restart of the role's unit on the host's HCA port."""
     command, state = ssh
-    files = {"ib/opensm.conf": "sm_priority 15\n", "ib/partitions.conf": "Default=0x7fff, ipoib : ALL=full;\n"}
-    SubnetManagerSsh(SECRETS, user="ops", ssh=command).push(["sm1", "sm2"], "/etc/opensm", files)
+    files = {"ib/opensm.conf": "sm_priority 15\n", "ib/opensm-standby1.conf": "sm_priority 14\n",
+             "ib/partitions.conf": "Default=0x7fff, ipoib : ALL=full;\n", "ib/topology.net": "# not for the host\n"}
+    SubnetManagerSsh(SECRETS, user="ops", ssh=command).push(["sm1", "sm2"], "/etc/opensm", files, ["mlx5_0", "mlx5_1"])
     assert [(login, cmd.split(" && ")[-1]) for login, cmd, _ in log(state)] == [
-        ("ops@sm1", "sudo tee /etc/opensm/opensm.conf >/dev/null"),
         ("ops@sm1", "sudo tee /etc/opensm/partitions.conf >/dev/null"),
-        ("ops@sm1", "sudo systemctl restart opensm"),
-        ("ops@sm2", "sudo tee /etc/opensm/opensm.conf >/dev/null"),
+        ("ops@sm1", "sudo tee /etc/opensm/opensm.conf >/dev/null"),
+        ("ops@sm1", "sudo systemctl restart opensm-mlx5_0-1.service"),
         ("ops@sm2", "sudo tee /etc/opensm/partitions.conf >/dev/null"),
-        ("ops@sm2", "sudo systemctl restart opensm")]
+        ("ops@sm2", "sudo tee /etc/opensm/opensm.conf >/dev/null"),
+        ("ops@sm2", "sudo systemctl restart opensm-mlx5_1-1.service")]
+    assert "install -m 0600 /dev/null /etc/opensm/opensm.conf" in log(state)[1][1]
+    assert (state / "sm2.opensm.conf").read_text() == files["ib/opensm-standby1.conf"]
     assert (state / "sm2.partitions.conf").read_text() == files["ib/partitions.conf"]
     (state / "fail").write_text("restart")
-    with pytest.raises(TetonError, match=r"^sm1: restarting opensm failed \(rc 3\): .*TETON_SECRET_bgp_backend"):
-        SubnetManagerSsh(SECRETS, ssh=command).push(["sm1"], "/etc/opensm", files)
+    with pytest.raises(TetonError, match=r"^sm1: restarting opensm-mlx5_0-1.service failed \(rc 3\): "):
+        SubnetManagerSsh(SECRETS, ssh=command).push(["sm1"], "/etc/opensm", files, ["mlx5_0"])
 
 
 def test_each_live_transport_comes_from_its_own_nos_package():
@@ -159,9 +164,9 @@ def test_the_provider_pushes_a_subnet_manager_through_the_registry(ssh):
         provider.config = {"secrets": SECRETS}
         out = provider.orchestrator.apply(SUBNET_MANAGER, {
             "transport": "live", "twin": "", "cluster": "lab", "hosts": ["sm1"], "config_dir": "/etc/opensm",
-            "files": {"ib/opensm.conf": "sm_priority 15\n"}})
+            "hcas": ["mlx5_0"], "files": {"ib/opensm.conf": "sm_priority 15\n"}})
     finally:
         register_transport("live", "opensm", original)
     assert set(out) == {"digest"}
     assert [cmd.split(" && ")[-1] for _, cmd, _ in log(state)] == [
-        "sudo tee /etc/opensm/opensm.conf >/dev/null", "sudo systemctl restart opensm"]
+        "sudo tee /etc/opensm/opensm.conf >/dev/null", "sudo systemctl restart opensm-mlx5_0-1.service"]

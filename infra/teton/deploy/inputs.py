@@ -128,14 +128,16 @@ class SubnetManagerInputs:
     deployment: Deployment
     config_dir: str = "/etc/opensm"
     name: str = "opensm"
+    hcas: tuple[str, ...] = ()          # the HCA each host's instance binds (its unit opensm-<hca>-1), as `hosts`
 
     def to_props(self) -> dict[str, Any]:
         return {"name": self.name, "files": self.files, "hosts": list(self.hosts), "config_dir": self.config_dir,
-                **self.deployment.to_props()}
+                "hcas": list(self.hcas), **self.deployment.to_props()}
 
     @classmethod
     def from_props(cls, props: Mapping[str, Any]) -> SubnetManagerInputs:
         return cls(files=_files(props), hosts=_names(props, "hosts"),
                    deployment=Deployment(transport=str(props.get("transport", "")), twin=str(props.get("twin") or ""),
                                          cluster=str(props.get("cluster", ""))),
-                   config_dir=str(props.get("config_dir", "/etc/opensm")), name=str(props.get("name", "opensm")))
+                   config_dir=str(props.get("config_dir", "/etc/opensm")), name=str(props.get("name", "opensm")),
+                   hcas=_names(props, "hcas"))

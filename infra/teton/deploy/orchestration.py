@@ -13,6 +13,7 @@ import hashlib
 import json
 import threading
 from collections import defaultdict
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol, cast
 
@@ -47,7 +48,7 @@ def digest(files: dict[str, str]) -> str:
 class SubnetManagerPush(Protocol):
     """What the live transport registered for NOS `opensm` does: the resolved files to the subnet manager hosts."""
 
-    def push(self, hosts: list[str], config_dir: str, files: dict[str, str]) -> None: ...
+    def push(self, hosts: list[str], config_dir: str, files: dict[str, str], hcas: Sequence[str] = ()) -> None: ...
 
 
 class Orchestrator:
@@ -177,7 +178,7 @@ class Orchestrator:
         except LookupError as exc:
             raise TetonError(str(exc)) from None
         cast(SubnetManagerPush, factory(TransportSettings(secrets, self.config, ""))).push(
-            list(inputs.hosts), inputs.config_dir, files)
+            list(inputs.hosts), inputs.config_dir, files, inputs.hcas)
         return {"digest": digest(dict(inputs.files))}
 
     def drift(self, props: dict[str, Any]) -> list[str]:

@@ -166,7 +166,8 @@ def subnet_manager_inputs(build: BuildFolder, common: Deployment) -> SubnetManag
     files = build.folder_texts(SUBNET_MANAGER_DIR)
     if not files:
         raise TetonError(f"{build.root}/{SUBNET_MANAGER_DIR} is missing: render the spec with the opensm target")
-    return SubnetManagerInputs(files=files, hosts=tuple(sm.hosts), deployment=common, config_dir=sm.config_dir)
+    return SubnetManagerInputs(files=files, hosts=tuple(sm.hosts), deployment=common, config_dir=sm.config_dir,
+                               hcas=sm.hcas)
 
 
 async def deploy(plan: StackPlan, registrar: Registrar, stack_urn: str) -> dict[str, Any]:

@@ -18,9 +18,14 @@ RATE_CODE = {10: 3, 20: 6, 25: 15, 40: 7, 50: 20, 56: 12, 100: 16, 200: 17, 300:
 GUIDS_PER_LINE = 16        # partition lines stay far below the ~1 KB at which OpenSM drops the whole file
 
 
+def instance_file(k: int) -> str:
+    """The build file of the k-th instance (0: the master)."""
+    return "ib/opensm.conf" if k == 0 else f"ib/opensm-standby{k}.conf"
+
+
 def instance_files(sm: SubnetManager) -> list[str]:
     """The opensm.conf of each instance, master first."""
-    return ["ib/opensm.conf"] + [f"ib/opensm-standby{k}.conf" for k in range(1, len(sm.instances))]
+    return [instance_file(k) for k in range(len(sm.instances))]
 
 
 def _pairs(items: Sequence[tuple[int, int]]) -> str:
