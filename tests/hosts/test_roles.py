@@ -269,6 +269,7 @@ def test_infiniband_gpu_host_roles_point_nccl_at_the_hcas_the_subnet_manager_con
                if line and not line.startswith("#"))
     for key in ("NCCL_IB_HCA", "NCCL_IB_SL", "NCCL_IB_ADAPTIVE_ROUTING", "NCCL_IB_PKEY"):
         assert conf[key] == env[key], key
+    assert "# 0x8a01 (partition tenant-a), in its HCAs' tables" in (root / "etc/nccl.conf").read_text()   # SU 2's
     assert conf["NCCL_IB_HCA"] == "=" + ",".join(f"mlx5_{n}:1" for n in range(8))
     assert conf["NCCL_IB_QPS_PER_CONNECTION"] == "1" and "NCCL_IB_GID_INDEX" not in conf and "NCCL_IB_TC" not in conf
     health = json.loads((root / "etc/teton/node-health.json").read_text())

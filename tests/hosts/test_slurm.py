@@ -1,6 +1,7 @@
 """Slurm's own controller reads the generated files: Debian's slurmctld with munge, started by the test on
-slurm.conf/gres.conf/topology.conf from the build; `scontrol show topology` lists every switch and node once; the
-node health check drains a failing node through it."""
+slurm.conf/gres.conf/topology.conf from the build; `scontrol show topology` lists every switch and node once,
+`scontrol show partition` one partition per InfiniBand P_Key with exactly its hosts; the node health check drains a
+failing node through it."""
 
 from __future__ import annotations
 
@@ -126,6 +127,17 @@ def _topology(env) -> tuple[list[tuple[str, int]], list[str], dict[str, list[str
     return switches, nodes, children
 
 
+def _partitions(env) -> dict[str, tuple[list[str], bool]]:
+    """`scontrol show partition`: {partition: (its nodes, whether it is the default)}."""
+    out = run("scontrol", "show", "partition", "--oneliner", env=env).stdout
+    parts = {}
+    for line in out.splitlines():
+        fields = dict(re.findall(r"(\w+)=(\S+)", line))
+        if "PartitionName" in fields:
+            parts[fields["PartitionName"]] = (_expand(env, fields["Nodes"]), fields["Default"] == "YES")
+    return parts
+
+
 def test_scontrol_shows_every_switch_and_node_exactly_once(controller, lab_fabric):
     env, _ = controller
     switches, nodes, children = _topology(env)
@@ -137,6 +149,7 @@ def test_scontrol_shows_every_switch_and_node_exactly_once(controller, lab_fabri
     assert children["lab"] == ["z01", "z02"] and children["z02"] == ["z02-r001-rtsw", "z02-r002-rtsw"]
     sinfo = run("sinfo", "-h", "-N", "-o", "%N %G", env=env).stdout
     assert sinfo.count("gpu:h100:8") == 8
+    assert _partitions(env) == {"gpu": (sorted(d.name for d in lab_fabric.by_role("host")), True)}   # no tenants
 
 
 def test_gres_conf_gives_each_gpu_the_cores_of_its_socket(controller):
@@ -171,6 +184,28 @@ def test_infiniband_topology_is_one_switch_per_scalable_unit_under_the_cluster(l
     assert sorted(nodes) == sorted(d.name for d in hosts) and len(nodes) == len(set(nodes))
     assert children["lab-ib"] == ["z01", "z02"]
     assert sinfo.count("gpu:h100:8") == len(hosts)
+
+
+def test_infiniband_partitions_are_one_per_p_key_with_exactly_its_hosts(lab_ib_build, lab_ib_fabric):
+    """lab-ib: SU 1 in the default partition 0x7fff (`gpu`, the default), SU 2 the tenant-a's 0x0a01: a job's queue
+    pairs connect only within one P_Key, so no Slurm partition spans two."""
+    with _slurmctld(lab_ib_build) as (env, _):
+        parts = _partitions(env)
+    su = {z: sorted(d.name for d in lab_ib_fabric.by_role("host") if d.zone == z) for z in (1, 2)}
+    (tenant,) = lab_ib_fabric.subnet_manager.partitions
+    assert tenant.name == "tenant-a" and list(tenant.members) == su[2]
+    assert parts == {"gpu": (su[1], True), "tenant-a": (su[2], False)}
+
+
+def test_when_every_host_is_a_tenants_the_first_tenant_is_the_default_partition(tmp_path):
+    from tests.targets.test_slurm_partitions import every_su_a_tenant
+    from teton.build import build_fabric
+
+    fabric = every_su_a_tenant()
+    with _slurmctld(build_fabric(fabric, tmp_path / "lab-ib").path) as (env, _):
+        parts = _partitions(env)
+    su = {z: sorted(d.name for d in fabric.by_role("host") if d.zone == z) for z in (1, 2)}
+    assert parts == {"tenant-a": (su[2], True), "tenant-b": (su[1], False)}
 
 
 def test_a_three_level_infiniband_fabric_puts_each_scalable_unit_in_its_pod(tmp_path):

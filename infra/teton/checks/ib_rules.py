@@ -262,7 +262,8 @@ def _sm_ports(c: Cluster, file: str) -> Iterator[Finding]:
 
 
 def ib_partitions(c: Cluster, file: str) -> Iterator[Finding]:
-    """P_Keys and names unique; members exist; a host in one tenant partition at most (its P_Key index 0)."""
+    """P_Keys and names unique (and none the scheduler's partition: each is a Slurm partition too); members exist; a
+    host in one tenant partition at most (its P_Key index 0)."""
     be = _ib(c)
     if be is None or not be.partitions:
         return
@@ -276,6 +277,10 @@ def ib_partitions(c: Cluster, file: str) -> Iterator[Finding]:
                               f"(partitions[{j}])", rule="partition")
             if q.name == p.name:
                 yield Finding(file, f"{base}.name", f"partition name {p.name!r} is used twice", rule="partition")
+        if p.name == c.scheduler.partition:
+            yield Finding(file, f"{base}.name", f"partition name {p.name!r} is the scheduler's partition of the hosts "
+                          "of no tenant (scheduler.partition): each P_Key gets a Slurm partition of its own, named "
+                          "after its InfiniBand partition", rule="partition")
         members: list[str] = []
         for k, z in enumerate(p.zones):
             if not 1 <= z <= c.zones:

@@ -29,6 +29,7 @@ import yaml
 
 from teton.buildfolder import host_vars_path
 from teton.fabric.model import Fabric
+from teton.fabric.pkeys import host_pkeys
 from teton.fabric.roles import server_link_kinds, server_roles
 from teton.findings import Finding, SpecError
 from teton.targets.ansible import variables as v
@@ -122,8 +123,9 @@ def build_documents(fabric: Fabric) -> Documents:
     storage = fabric.by_role("storage")
     own: dict[str, dict[str, Any]] = {}
     shared: dict[str, dict[str, Any]] = {}
+    pkeys = host_pkeys(fabric)
     for d in gpu:
-        own[d.name], shared[d.name] = v.gpu_host(d, s)
+        own[d.name], shared[d.name] = v.gpu_host(d, s, pkeys.get(d.name))
         docs.add("gpu", d.name)
         docs.add(f"backend_{fabric.backend}", d.name)
         if d.zone is not None:

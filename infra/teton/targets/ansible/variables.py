@@ -14,6 +14,7 @@ from typing import Any
 from teton.fabric.hostplan import GpuHostPlan, HostSettings, NicLink, ServicePlan, StoragePlan
 from teton.fabric.intent import Qos
 from teton.fabric.model import Device, Fabric, Interface
+from teton.fabric.pkeys import DEFAULT_NAME, DEFAULT_PKEY, PkeyPartition
 from teton.fabric.roles import server_link_kinds
 from teton.fabric.subnet import SubnetManager
 
@@ -58,13 +59,17 @@ def _gid_selection(device: Device) -> Vars:
     return out
 
 
-def nccl_vars(s: HostSettings, device: Device) -> Vars:
+def nccl_vars(s: HostSettings, device: Device, pkey: PkeyPartition | None = None) -> Vars:
+    """NCCL's settings on a GPU host; over InfiniBand the P_Key its jobs use (`pkey`, the host's partition; None: the
+    default partition's) and its index in the HCAs' tables (NCCL_IB_PKEY)."""
     n = s.nccl
     out: Vars = {"transport": n.transport, "ib_timeout": n.ib_timeout, "qps_per_connection": _qps(s, device),
                  "debug": n.debug, "debug_subsys": list(n.debug_subsys), "trace_buffer_size": n.trace_buffer_size,
                  "dump_on_timeout": n.dump_on_timeout, "dump_dir": n.dump_dir}
     if n.transport == "infiniband":
-        out.update(service_level=n.service_level, adaptive_routing=n.adaptive_routing)
+        p = pkey or PkeyPartition(DEFAULT_NAME, DEFAULT_PKEY, 0, ())
+        out.update(service_level=n.service_level, adaptive_routing=n.adaptive_routing, partition=p.name,
+                   pkey=p.table_value, pkey_index=p.pkey_index)
     else:
         out.update(gid_index=n.gid_index, ib_tc=n.roce_tos, **_gid_selection(device))
     return out
@@ -123,8 +128,8 @@ def _placement(device: Device, role: str) -> Vars:
     return out
 
 
-def gpu_host(device: Device, s: HostSettings) -> tuple[Vars, Vars]:
-    """(variables only this host has, variables it may share with its group)."""
+def gpu_host(device: Device, s: HostSettings, pkey: PkeyPartition | None = None) -> tuple[Vars, Vars]:
+    """(variables only this host has, variables it may share with its group); `pkey`: its InfiniBand partition."""
     plan = device.host
     assert isinstance(plan, GpuHostPlan), f"{device.name}: a GPU host has a host plan"
     ifaces = {i.name: i for i in device.interfaces}
@@ -143,7 +148,7 @@ def gpu_host(device: Device, s: HostSettings) -> tuple[Vars, Vars]:
     own = {**_placement(device, "gpu"), "teton_rails": rails, "teton_socket_ifnames": list(plan.socket_ifnames),
            "teton_frontend": frontend_vars(device)}
     shared: Vars = {"teton_network": {"renderer": s.renderer, "lldp": s.lldp},
-                    "teton_nccl": nccl_vars(s, device), "teton_storage_mounts": mounts_vars(s, "gpu"),
+                    "teton_nccl": nccl_vars(s, device, pkey), "teton_storage_mounts": mounts_vars(s, "gpu"),
                     "teton_nic_links": links_vars(plan.links)}
     if plan.supernets4 or plan.supernets6:
         shared["teton_supernets"] = [*plan.supernets4, *plan.supernets6]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from teton.fabric.model import Fabric
+from teton.fabric.pkeys import pkey_partitions
 from teton.fabric.subnet import SubnetManager
 from teton.secrets import secret_ref
 from teton.targets.templates import Templates
@@ -121,8 +122,15 @@ def nccl_env(f: Fabric, sm: SubnetManager) -> str:
     vl = sm.qos.sl2vl[sm.compute_sl] if sm.qos is not None else 0
     ar = ("The routing engine spreads flows by adaptive routing: let NCCL use it." if sm.adaptive_routing
           else "Static routing (no adaptive routing engine).")
-    pkey = ("the tenant's for hosts of a tenant partition, the default partition's for the others"
-            if sm.partitions else "the default partition's")
+    parts = pkey_partitions(f)
+    rows = []
+    for p in parts:
+        hosts = ("every host" if len(parts) == 1 else f"the {len(p.hosts)} hosts of no tenant" if not p.tenant
+                 else f"its {len(p.hosts)} hosts" if p.hosts else "no GPU host")
+        where = (f", {p.table_value} at index {p.pkey_index}" if p.hosts else "") + (
+            " (indx0; limited members of 0x7fff)" if p.tenant and p.hosts else "")
+        rows.append(f"{p.name} {p.spelled}: {hosts}{where}")
+    indices = sorted({p.pkey_index for p in parts if p.hosts})
     return TEMPLATES.render("nccl.env.j2", cluster=f.name, hca="=" + ",".join(f"{h}:1" for h in sm.hcas),
                            sl=sm.compute_sl, vl=vl, ar=1 if sm.adaptive_routing else 0, ar_note=ar,
-                           pkey_note=pkey)
+                           partitions=rows, index=indices[0] if len(indices) == 1 else None)

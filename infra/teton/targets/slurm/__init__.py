@@ -8,6 +8,9 @@
   leaves reaches every node of the SU, so no leaf is one node's own; the SU's leaves form one logical switch (the
   zone, its nodes), under its pod (`pNN`: the SUs that share a pod's spine groups, in a three-level fabric), under
   the cluster: what the scheduler needs to keep a job in one SU, else in one pod.
+- Partitions: one, `Nodes=ALL`, unless InfiniBand tenants split the hosts: then one per P_Key (a job's queue pairs
+  connect only within one), the default partition's hosts of no tenant under the scheduler's partition name, each
+  tenant's members under its InfiniBand partition's name, nodes spelled out (teton.fabric.pkeys).
 
 Slurm itself is the validator: tests/hosts/test_slurm.py starts Debian's slurmctld on these files.
 """
@@ -18,6 +21,8 @@ from typing import Any
 
 from teton.fabric.hostplan import GpuHostPlan
 from teton.fabric.model import Device, Fabric
+from teton.fabric.pkeys import pkey_partitions
+from teton.findings import Finding, SpecError
 from teton.targets.base import Files, RenderContext, Target
 from teton.targets.templates import Templates
 from teton.targets.tokens import token
@@ -100,6 +105,29 @@ def topology(fabric: Fabric) -> tuple[list[dict[str, Any]], list[dict[str, Any]]
     return racks, zone_list, top
 
 
+def partitions(fabric: Fabric, default_name: str) -> list[dict[str, Any]]:
+    """The Slurm partitions, one per P_Key GPU hosts run jobs in ([]: one partition of every node): the default
+    partition's as `default_name`, each tenant's by its name; the first with nodes is the default.  A tenant with no
+    GPU host has none (a comment)."""
+    pkeys = pkey_partitions(fabric)
+    if not any(p.tenant for p in pkeys):
+        return []
+    out: list[dict[str, Any]] = []
+    for p in pkeys:
+        name = default_name if not p.tenant else token(p.name, f"partition {p.name!r}", "name", "slurm.conf")
+        if p.tenant and name == default_name:
+            raise SpecError([Finding("slurm.conf", f"partition {p.name!r}.name", f"tenant partition {p.name!r} has "
+                                     "the name of the scheduler's partition of the hosts of no tenant "
+                                     "(scheduler.partition): each P_Key needs a Slurm partition of its own",
+                                     rule="render")])
+        what = (f"the default partition: the {len(p.hosts)} GPU hosts of no tenant" if not p.tenant else
+                f"InfiniBand partition {p.name}: its {len(p.hosts)} GPU hosts" if p.hosts else
+                f"InfiniBand partition {p.name}: no GPU host, so no Slurm partition")
+        out.append({"name": name, "pkey": p.spelled, "what": what, "nodes": list(p.hosts),
+                    "default": bool(p.hosts) and not any(q["default"] for q in out)})
+    return out
+
+
 class SlurmTarget(Target):
     name = "slurm"
     summary = "slurm/slurm.conf, gres.conf, topology.conf: nodes, GPUs and the tree rack switch -> zone -> cluster"
@@ -115,7 +143,8 @@ class SlurmTarget(Target):
         nodes = [_node(d, s.cores_per_socket) for d in hosts]
         racks, zones, top = topology(fabric)
         return {
-            f"{DIR}/slurm.conf": TEMPLATES.render("slurm.conf.j2", s=s, nodes=nodes),
+            f"{DIR}/slurm.conf": TEMPLATES.render("slurm.conf.j2", s=s, nodes=nodes,
+                                                  partitions=partitions(fabric, s.partition)),
             f"{DIR}/gres.conf": TEMPLATES.render("gres.conf.j2", cluster=s.cluster, nodes=nodes),
             f"{DIR}/topology.conf": TEMPLATES.render("topology.conf.j2", cluster=s.cluster, racks=racks,
                                                     zones=zones, top=top, tree=TREES[fabric.backend, bool(zones)]),
