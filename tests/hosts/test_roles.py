@@ -343,6 +343,7 @@ def test_host_nics_names_every_nic_by_pci_address_and_writes_the_front_end(lab_b
 
 
 SM_KEY = "0x00c0ffee5eed0001"      # the SM_Key of this test, as teton's deploy passes it: TETON_SECRET_ib_sm_key
+M_KEY = "0x00000000c0de0002"       # every port's M_Key: TETON_SECRET_ib_m_key
 
 
 def test_opensm_role_installs_each_subnet_manager_instance_with_its_secret_resolved(lab_ib_build, lab_ib_fabric,
@@ -360,7 +361,7 @@ def test_opensm_role_installs_each_subnet_manager_instance_with_its_secret_resol
     roots = tmp_path / "roots"
     for host in confs:
         h.chroot_exe(roots, h.make_root(roots / host), None)
-    secret = {"TETON_SECRET_ib_sm_key": SM_KEY}
+    secret = {"TETON_SECRET_ib_sm_key": SM_KEY, "TETON_SECRET_ib_m_key": M_KEY}
     extra = {"opensm_packages": []}          # a prepared root has no apt: the package is the one thing not applied
 
     def untouched() -> None:
@@ -371,7 +372,8 @@ def test_opensm_role_installs_each_subnet_manager_instance_with_its_secret_resol
     check, first, _ = runs
     assert any("Default=0x7fff" in str(d) for d in check.diffs())         # the partitions, shown as a diff
     for r in runs:                                                         # the secret: in no event, no output
-        assert SM_KEY not in r.stdout and SM_KEY not in json.dumps(r.events, default=str)
+        for key in (SM_KEY, M_KEY):
+            assert key not in r.stdout and key not in json.dumps(r.events, default=str)
     build_ib = lab_ib_build / "ib"
     for inst in sm.instances:
         root, conf = roots / inst.host, confs[inst.host]
@@ -379,9 +381,10 @@ def test_opensm_role_installs_each_subnet_manager_instance_with_its_secret_resol
         assert (v["conf"], v["hca"], v["priority"]) == (conf, inst.hca, inst.priority)
         etc = root / "etc/opensm"
         text = (etc / "opensm.conf").read_text()
-        assert text == (build_ib / conf).read_text().replace("TETON_SECRET_ib_sm_key", SM_KEY)
+        assert text == (build_ib / conf).read_text().replace("TETON_SECRET_ib_sm_key", SM_KEY).replace(
+            "TETON_SECRET_ib_m_key", M_KEY)
         lines = text.splitlines()
-        assert f"sm_key {SM_KEY}" in lines and f"sm_priority {inst.priority}" in lines
+        assert f"sm_key {SM_KEY}" in lines and f"sm_priority {inst.priority}" in lines and f"m_key {M_KEY}" in lines
         assert f"guid {lab_ib_fabric.devices[inst.host].attrs['port_guids'][inst.hca]}" in lines
         assert (etc / "opensm.conf").stat().st_mode & 0o777 == 0o600
         for f in ("partitions.conf", "root_guids.conf", "node-name-map"):
@@ -413,7 +416,7 @@ def test_opensm_role_refuses_a_missing_or_malformed_sm_key_without_writing_or_sh
     h.chroot_exe(roots, root, None)
     r = h.play(_playbook(tmp_path, ["opensm"], "subnet_manager"), [str(lab_ib_build / "ansible/inventory.yml")],
                tmp_path / "run", limit=host, roots=roots, extravars={"opensm_packages": []},
-               envvars={} if value is None else {"TETON_SECRET_ib_sm_key": value})
+               envvars={"TETON_SECRET_ib_m_key": M_KEY, **({} if value is None else {"TETON_SECRET_ib_sm_key": value})})
     assert r.rc != 0
     why = "not set where Ansible runs" if value is None else "not an OpenSM key (0x and 1 to 16 hex digits)"
     assert f"opensm.conf references TETON_SECRET_ib_sm_key, {why}: nothing was written with it" in r.stdout
