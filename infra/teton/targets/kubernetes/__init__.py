@@ -45,8 +45,12 @@ def manifests(fabric: Fabric) -> list[dict[str, Any]]:
             kueue.resource_flavor(f"{name}-gpu", name, {CLUSTER: fabric.name})]
 
 
-def _node(host: str, labels: dict[str, str]) -> dict[str, Any]:
-    return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": host, "labels": labels}}
+def _node(host: str, labels: dict[str, str]) -> str:
+    """One partial Node as YAML, written by hand (safe_dump takes 2 s for the 24k cluster's 3,072): every name, key and
+    value double-quoted, which Kubernetes' syntax (checked before) never needs to escape."""
+    lines = ["---", "apiVersion: v1", "kind: Node", "metadata:", f'  name: "{host}"', "  labels:"]
+    lines += [f'    "{k}": "{v}"' for k, v in labels.items()]
+    return "\n".join(lines) + "\n"
 
 
 class KubernetesTarget(Target):
@@ -78,7 +82,7 @@ class KubernetesTarget(Target):
                       f"the GPU hosts ({CLUSTER}) and names the Topology.\n# {kueue.GROUP}/{kueue.VERSION}: Kueue "
                       ">= v0.15 (v0.19.2 also serves v1beta1, deprecated); validated against Kueue's CRD schemas\n# "
                       "where teton finds them (teton validate --rendered).\n")
-        return {NODE_LABELS: head + _dump([_node(h, labels[h]) for h in sorted(labels)]),
+        return {NODE_LABELS: head + "".join(_node(h, labels[h]) for h in sorted(labels)),
                 KUEUE: kueue_head + _dump(docs)}
 
     def read_back(self, source: BuildFiles, fabric: Fabric, ctx: RenderContext,
