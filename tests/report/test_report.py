@@ -79,14 +79,6 @@ def expected_devices(fabric: Fabric) -> Counter[str]:
     return +want
 
 
-@pytest.fixture(scope="module")
-def lab_report(lab_build, tmp_path_factory) -> Path:
-    import teton.targets  # noqa: F401  (port namings, to read the build's Fabric)
-
-    folder = BuildFolder.open(lab_build)
-    return write_report(folder.fabric(), tmp_path_factory.mktemp("report") / "lab", folder)
-
-
 def test_the_cluster_svg_draws_every_device_of_the_plan(lab_report, lab_fabric):
     page = parse(lab_report.read_text())
     assert page.svgs[0] == "cluster" and page.svgs[1:] == ["zone", "zone"]
@@ -217,3 +209,15 @@ def test_teton_docs_from_a_spec_and_from_a_build(lab_build, tmp_path):
     res = runner.invoke(main, ["docs", str(not_a_build), "-o", str(tmp_path / "x")])
     assert res.exit_code == 2 and "not a teton build folder" in res.output
     shutil.rmtree(tmp_path / "from-spec")
+
+
+def test_the_readme_shows_the_lab_reports_screenshot():
+    from PIL import Image
+
+    from tests.helpers import ROOT
+
+    readme = (ROOT / "README.md").read_text()
+    images = re.findall(r"!\[[^\]]*\]\(([^)\s]+)\)", readme)
+    assert "docs/report-lab.png" in images
+    with Image.open(ROOT / "docs/report-lab.png") as img:
+        assert img.format == "PNG" and img.width >= 1000
