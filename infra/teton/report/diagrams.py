@@ -229,7 +229,7 @@ def _rack(c: Canvas, x: int, y: int, w: int, rack: str, members: list[Device], p
     h = 22 + rows * PITCH + 10
     if dry:
         return h
-    c.rect(x, y, w, height or h, "#ffffff", "#888888", rx=4)
+    c.rect(x, y, w, height or h, "none", "#888888", rx=4)          # lines show through
     c.text(x + 4, y + 14, rack, 11)
     sy = y + 20
     for group in (switches, servers):
