@@ -502,5 +502,28 @@ def drift(build: str, twin_name: str | None, as_json: bool) -> None:
         sys.exit(1)
 
 
+@main.command("docs")
+@click.argument("source", metavar="SPEC|BUILD", type=click.Path(exists=True))
+@click.option("-o", "--output", required=True, type=click.Path(file_okay=False), metavar="DIR",
+              help="the report's folder (index.html; from a SPEC, the build too, in DIR/build/)")
+@SPEC_TIMEOUT
+def docs(source: str, output: str, spec_timeout: float | None) -> None:
+    """A self-contained HTML report of SPEC (rendered first, into DIR/build/) or of a BUILD folder: the cluster and
+    each zone drawn, the plan's figures, the bill of materials and verification where given, every device's files."""
+    from teton.buildfolder import BuildFolder
+    from teton.report import write_report
+
+    out_dir = Path(output)
+    with _bad_input(), _progress("writing the report"):
+        if Path(source).is_dir():
+            folder = BuildFolder.open(source)
+        else:
+            from teton.build import build
+
+            folder = BuildFolder.open(build(source, out_dir / "build", timeout=spec_timeout).path)
+        index = write_report(folder.fabric(), out_dir, folder)
+    err.print(f"wrote {index} ({index.stat().st_size:,} bytes)")
+
+
 if __name__ == "__main__":
     main()

@@ -246,7 +246,7 @@ def test_gpu_host_file_roles_in_a_prepared_root(variant, request, tmp_path):
     tectonic_shares = {sh["name"] for g in yaml.safe_load((h.ROOT / "inventory/lab.yaml").read_text())["storage"]
                        if g["role"] == "tectonic" for sh in g.get("shares", [])}
     assert set(namespaces) <= tectonic_shares
-    for f in ("slurm.conf", "gres.conf", "topology.conf"):
+    for f in ("slurm.conf", "gres.conf", "topology.conf", "topology.yaml"):
         assert (root / "etc/slurm" / f).read_text() == (lab_build / "slurm" / f).read_text()
     assert "munge key: TETON_SECRET_munge_key is not set" in warnings
 
@@ -275,7 +275,7 @@ def test_infiniband_gpu_host_roles_point_nccl_at_the_hcas_the_subnet_manager_con
     health = json.loads((root / "etc/teton/node-health.json").read_text())
     assert health["backend"] == "infiniband" and health["nics"] == [f"mlx5_{n}" for n in range(8)]
     assert health["pfc_priority"] is None and health["roce_qos_state"] is None
-    for f in ("slurm.conf", "gres.conf", "topology.conf"):
+    for f in ("slurm.conf", "gres.conf", "topology.conf", "topology.yaml"):
         assert (root / "etc/slurm" / f).read_text() == (lab_ib_build / "slurm" / f).read_text()
 
 

@@ -40,8 +40,15 @@ def _stop(proc: subprocess.Popen | None) -> None:
             proc.wait(5)
 
 
+def _slurm_version() -> tuple[int, ...]:
+    """`slurmctld -V` ("slurm-wlm 22.05.8", "slurm 25.05.1"): (22, 5, 8)."""
+    out = subprocess.run(["slurmctld", "-V"], capture_output=True, text=True, check=False).stdout
+    m = re.search(r"(\d+)\.(\d+)(?:\.(\d+))?", out)
+    return tuple(int(x) for x in m.groups() if x is not None) if m else ()
+
+
 @contextlib.contextmanager
-def _slurmctld(build: Path):
+def _slurmctld(build: Path, files: tuple[str, ...] = ("gres.conf", "topology.conf")):
     """munged and slurmctld on the build's files (the controller's host name, ports, state and log folders and the
     nodes' addresses pointed at this machine: the cluster's hosts do not exist here)."""
     work = Path(tempfile.mkdtemp(prefix="tt-hosts-slurm-"))
@@ -66,7 +73,7 @@ def _slurmctld(build: Path):
             time.sleep(0.05)
         etc = work / "etc"
         etc.mkdir()
-        for f in ("gres.conf", "topology.conf"):
+        for f in files:
             shutil.copy(build / "slurm" / f, etc / f)
         conf = (build / "slurm/slurm.conf").read_text()
         host = socket.gethostname().split(".")[0]
@@ -100,7 +107,8 @@ def _slurmctld(build: Path):
 
 @pytest.fixture(scope="module")
 def controller(lab_build):
-    with _slurmctld(lab_build) as running:
+    """As the slurm role installs them: topology.yaml beside topology.conf (a Slurm older than 25.05 ignores it)."""
+    with _slurmctld(lab_build, ("gres.conf", "topology.conf", "topology.yaml")) as running:
         yield running
 
 
@@ -225,3 +233,15 @@ def test_a_three_level_infiniband_fabric_puts_each_scalable_unit_in_its_pod(tmp_
     assert dict(switches) == {**{z: 0 for zs in pods.values() for z in zs}, **dict.fromkeys(pods, 1), "lab-ib3": 2}
     assert {p: set(children[p]) for p in pods} == pods and children["lab-ib3"] == sorted(pods)
     assert sorted(nodes) == sorted(d.name for d in fabric.by_role("host")) and len(nodes) == len(set(nodes))
+
+
+def test_slurmctld_reads_topology_yaml_where_it_is_new_enough(lab_build, lab_fabric):
+    """topology.yaml is read by Slurm >= 25.05 only (Debian 12 ships 22.05, which reads topology.conf: the tests
+    above); where slurmctld is new enough it starts on topology.yaml beside topology.conf and shows the same tree."""
+    version = _slurm_version()
+    if version < (25, 5):
+        pytest.skip(f"slurmctld {'.'.join(map(str, version)) or '?'} does not read topology.yaml (Slurm >= 25.05)")
+    with _slurmctld(lab_build, ("gres.conf", "topology.conf", "topology.yaml")) as (env, _):
+        switches, nodes, children = _topology(env)
+    assert sorted(nodes) == sorted(d.name for d in lab_fabric.by_role("host")) and len(nodes) == len(set(nodes))
+    assert children["lab"] == ["z01", "z02"]

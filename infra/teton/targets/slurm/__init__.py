@@ -24,6 +24,7 @@ from teton.fabric.model import Device, Fabric
 from teton.fabric.pkeys import pkey_partitions
 from teton.findings import Finding, SpecError
 from teton.targets.base import Files, RenderContext, Target
+from teton.targets.slurm.topology_yaml import topology_yaml
 from teton.targets.templates import Templates
 from teton.targets.tokens import token
 
@@ -148,6 +149,7 @@ class SlurmTarget(Target):
             f"{DIR}/gres.conf": TEMPLATES.render("gres.conf.j2", cluster=s.cluster, nodes=nodes),
             f"{DIR}/topology.conf": TEMPLATES.render("topology.conf.j2", cluster=s.cluster, racks=racks,
                                                     zones=zones, top=top, tree=TREES[fabric.backend, bool(zones)]),
+            f"{DIR}/topology.yaml": topology_yaml(fabric, s.cluster, racks, zones, top),
         }
 
 
