@@ -444,28 +444,33 @@ def ib_verify(spec: str, discovered: str, spec_timeout: float | None, as_json: b
 @click.option("-U", "--context", type=click.IntRange(min=0, max=1000), default=3, show_default=True,
               help="lines of context around each change")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="write the report to this file")
+@click.option("--report-url", metavar="URL", help="markdown: link NEW's report (`teton docs`) published at URL")
+@click.option("--diagram", type=click.Path(dir_okay=False), metavar="PATH",
+              help="write the SVG of what changes to PATH (markdown: shown from URL/<its name>)")
 @YANG_DIR
 @SPEC_TIMEOUT
 @NO_CACHE
-def diff(old: str, new: str, fmt: str, allow_high: bool, context: int, output: str | None, yang_dir: str | None,
-         spec_timeout: float | None, no_cache: bool) -> None:
+def diff(old: str, new: str, fmt: str, allow_high: bool, context: int, output: str | None, report_url: str | None,
+         diagram: str | None, yang_dir: str | None, spec_timeout: float | None, no_cache: bool) -> None:
     """What changes from spec OLD to spec NEW (each a file or GIT_REF:path, read with git show): per-device diffs of
     every rendered file by tier and zone, a summary, and the blast radius (none, low, medium, high) with its reasons.
 
     Exit 0 when nothing changes, 1 when something does, 2 on bad input, or when the verdict is HIGH (unless
     --allow-high)."""
-    from teton.diff import diff_specs
+    from teton.diff import Links, diff_specs
 
     cache = _cache(no_cache)
     with _bad_input(fmt == "json"), _progress("comparing"):
+        links = Links(report_url, diagram)
         result = diff_specs(old, new, cache=cache, yang_dir=Path(yang_dir) if yang_dir else None,
-                            timeout=spec_timeout, context=context)
-        text = result.render(fmt)
-        if output:
-            try:
-                Path(output).write_text(text, encoding="utf-8")
-            except OSError as exc:
-                raise TetonError(f"{output}: cannot be written: {exc.strerror or exc}") from None
+                            timeout=spec_timeout, context=context, diagram=bool(diagram))
+        text = result.render(fmt, links=links)
+        for path, content in ((output, text), (diagram, result.diagram)):
+            if path and content is not None:
+                try:
+                    Path(path).write_text(content, encoding="utf-8", newline="\n")
+                except OSError as exc:
+                    raise TetonError(f"{path}: cannot be written: {exc.strerror or exc}") from None
     _report(result.warnings, False)
     if not output:
         click.echo(text, nl=False)

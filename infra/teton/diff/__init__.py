@@ -8,6 +8,9 @@ blast radius (`verdict`).
 
     result = diff_specs("main:inventory/x.yaml", "inventory/x.yaml", cache=RenderCache.from_env())
     result.level, result.devices_changed, result.render("markdown")
+
+With `diagram=True` the result holds the diagram of what changes (`report.change_diagram`: an SVG), which the
+markdown shows from `Links.report_url` when given.
 """
 
 from __future__ import annotations
@@ -18,13 +21,13 @@ from pathlib import Path
 from teton.build.cache import RenderCache
 from teton.build.record import paused_gc
 from teton.diff.engine import Comparison, compare
-from teton.diff.report import MARKDOWN_FILE_LINES, MARKDOWN_LIMIT, as_json, as_markdown, as_text
+from teton.diff.report import MARKDOWN_FILE_LINES, MARKDOWN_LIMIT, Links, as_json, as_markdown, as_text, change_diagram
 from teton.diff.sides import Side, SpecFiles
 from teton.diff.verdict import Reason, verdict
 from teton.findings import Finding
 from teton.targets import RenderContext
 
-__all__ = ["DiffResult", "diff_specs"]
+__all__ = ["DiffResult", "Links", "diff_specs"]
 
 EXIT_SAME, EXIT_CHANGED, EXIT_REFUSED = 0, 1, 2
 
@@ -35,6 +38,7 @@ class DiffResult:
     level: str                     # none, low, medium, high
     reasons: list[Reason]
     warnings: list[Finding]
+    diagram: str | None = None     # the SVG of what changes (diff_specs(..., diagram=True))
 
     @property
     def devices_changed(self) -> list[str]:
@@ -45,12 +49,14 @@ class DiffResult:
         c = self.comparison
         return bool(c.devices or c.files or c.head)
 
-    def render(self, fmt: str, limit: int = MARKDOWN_LIMIT, file_lines: int = MARKDOWN_FILE_LINES) -> str:
-        """The report as text, markdown (`limit` characters at most, `file_lines` diff lines per file) or JSON."""
+    def render(self, fmt: str, limit: int = MARKDOWN_LIMIT, file_lines: int = MARKDOWN_FILE_LINES,
+               links: Links | None = None) -> str:
+        """The report as text, markdown (`limit` characters at most, `file_lines` diff lines per file, `links` to the
+        report and the diagram) or JSON."""
         if fmt == "json":
             return as_json(self.comparison, self.level, self.reasons)
         if fmt == "markdown":
-            return as_markdown(self.comparison, self.level, self.reasons, limit, file_lines)
+            return as_markdown(self.comparison, self.level, self.reasons, limit, file_lines, links)
         return as_text(self.comparison, self.level, self.reasons)
 
     def exit_code(self, allow_high: bool = False) -> int:
@@ -61,8 +67,9 @@ class DiffResult:
 
 
 def diff_specs(old: str, new: str, *, cache: RenderCache | None = None, yang_dir: Path | None = None,
-               timeout: float | None = None, context: int = 3) -> DiffResult:
-    """Compare the specs `old` and `new` (files or GIT_REF:path); SpecError/TetonError on bad input."""
+               timeout: float | None = None, context: int = 3, diagram: bool = False) -> DiffResult:
+    """Compare the specs `old` and `new` (files or GIT_REF:path), with the diagram of what changes when `diagram`;
+    SpecError/TetonError on bad input."""
     ctx = RenderContext(yang_dir=yang_dir, cache=cache)
     sides: list[Side] = []
     with SpecFiles() as specs, paused_gc():
@@ -74,8 +81,9 @@ def diff_specs(old: str, new: str, *, cache: RenderCache | None = None, yang_dir
             a.start(digests)        # designed while ...
             b.start(digests)        # ... the old side's files render in the background
             comparison = compare(a.wait(), b.wait(), context)
+            svg = change_diagram(comparison) if diagram else None     # (a side's spec file is still there)
         finally:
             for side in sides:
                 side.close()
     level, reasons = verdict(comparison)
-    return DiffResult(comparison, level, reasons, a.warnings + b.warnings)
+    return DiffResult(comparison, level, reasons, a.warnings + b.warnings, svg)

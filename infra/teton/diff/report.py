@@ -1,12 +1,19 @@
 """The diff as text (every line, for a terminal or an artifact), markdown (a pull-request comment, kept under GitHub's
 limit) or JSON (for scripts: `devices_changed`, `verdict`, `reasons`, `summary`, `classification`, every device's
 diffs).  Every format says each device's class (`teton.diff.classify`): added, removed, attached, renumbered, changed,
-and for an expansion what the attached devices gain and what the renumbered ones move, in bounded lists."""
+and for an expansion what the attached devices gain and what the renumbered ones move, in bounded lists.
+
+The markdown links the new side's report (`teton docs`, published by CI at `Links.report_url`) and shows the diagram
+of what changes (`change_diagram`, the report's cluster drawing with the changed devices outlined), an SVG file that
+CI publishes next to the report's index.html: a comment cannot hold an SVG itself."""
 
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter, defaultdict
+from dataclasses import dataclass
+from pathlib import PurePosixPath
 from typing import Any
 
 from teton.diff.classify import CLASSES, Classification, DeviceClass, bounded, classify
@@ -14,12 +21,56 @@ from teton.diff.engine import Comparison, DeviceChange
 from teton.diff.textdiff import FileDiff
 from teton.diff.verdict import Reason
 from teton.fabric.roles import report_rank
+from teton.findings import TetonError
+from teton.report import INDEX, change_svg
 
 MARKDOWN_LIMIT = 60_000          # characters; GitHub refuses a comment over 65,536
 MARKDOWN_FILE_LINES = 120        # diff lines shown per file in markdown
 JSON_LIST = 50                   # items of a class's lists in JSON (ports, sessions, moves, device names)
 SHORT_LIST = 8                   # ... in markdown and text
 EXAMPLES = 10                    # devices of each class described in markdown and text
+
+
+@dataclass(frozen=True)
+class Links:
+    """Where the review comment points: `report_url`, the folder where CI publishes the new side's `teton docs`
+    output (its index.html), and `diagram`, the path the diagram of what changes is written to; the comment shows it
+    from `report_url`/<its file name>, so it is published in that folder."""
+
+    report_url: str | None = None
+    diagram: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.report_url is not None and not re.fullmatch(r"https?://[^\s<>\"'`]+", self.report_url):
+            raise TetonError(f"--report-url {self.report_url!r}: not an http(s) URL without spaces, quotes or <>")
+
+    def lines(self, c: Comparison, drawn: bool) -> list[str]:
+        """The comment's lines for the report and, when `drawn` (something changes), the diagram."""
+        counts = classify(c).counts()
+        alt = ", ".join(f"{n:,} {k}" for k, n in counts.items() if n)
+        name = PurePosixPath(self.diagram.replace("\\", "/")).name if self.diagram else ""
+        spec = c.new.label if ":" not in c.new.label else "SPEC"
+        if self.report_url:
+            base = self.report_url.rstrip("/")
+            out = [f"**Report:** [`{c.new.label}` drawn, its figures and every device's files](<{base}/{INDEX}>)"]
+            if drawn and name:
+                out += ["", f"![what changes: {alt}](<{base}/{name}>)"]
+            return out
+        out = [f"_Report: `teton docs {spec} -o DIR` writes it (the cluster drawn, its figures and every device's "
+               "files); `teton diff --report-url URL` links it here._"]
+        if drawn and name:
+            out += ["", f"_The diagram of what changes ({alt}): `{self.diagram}`; with `--report-url` it shows here._"]
+        return out
+
+
+def change_diagram(c: Comparison) -> str:
+    """The new side's cluster drawn (`teton.report.change_svg`) with each device of the diff outlined by its class,
+    the removed ones (from the old side) faded where they were."""
+    found = classify(c)
+    removed = [d.name for d in found.named("removed")]
+    gone = [c.old.get_fabric().devices[n] for n in removed] if removed else []
+    marks = {d.name: d.kind for d in found.devices if d.kind != "removed"}
+    return change_svg(c.new.get_fabric(), marks, gone, f"what changes: {c.old.label} \u2192 {c.new.label}")
 
 
 def _group_key(d: DeviceChange) -> tuple[int, str, int]:
@@ -197,10 +248,10 @@ def as_text(c: Comparison, level: str, reasons: list[Reason]) -> str:
 
 
 def as_markdown(c: Comparison, level: str, reasons: list[Reason], limit: int = MARKDOWN_LIMIT,
-                file_lines: int = MARKDOWN_FILE_LINES) -> str:
+                file_lines: int = MARKDOWN_FILE_LINES, links: Links | None = None) -> str:
     icon = {"none": "⚪", "low": "🟢", "medium": "🟡", "high": "🔴"}[level]
     head = [f"### teton diff: `{c.old.label}` → `{c.new.label}`", "",
-            f"**Verdict: {icon} {level.upper()}**", ""]
+            f"**Verdict: {icon} {level.upper()}**", "", *(links or Links()).lines(c, bool(c.devices)), ""]
     head += [f"- **{r.level}**: {r.message} (`{r.rule}`)" for r in reasons]
     if not c.devices and not c.files:
         return "\n".join(head + ["", "No device and no file changes."]) + "\n"

@@ -188,7 +188,7 @@ class Side:
             if files is not None:
                 return {t: {rel: text for rel, text in f.items() if is_device_file(rel)} for t, f in files.items()
                         if t in self.device_targets}
-        fabric = self._fabric()
+        fabric = self.get_fabric()
         only = tuple(self.device_targets)
         ctx = dataclasses.replace(self.ctx, devices=frozenset(names))
         rendered = _relabel(lambda: render(fabric, ctx, only), self.spec, self.label)
@@ -198,11 +198,11 @@ class Side:
         digests = {n: self.digest(n) for n in names}
         found = facts_of(names, digests, self.fabric, self.cache)
         if found is None:
-            found = facts_of(names, digests, self._fabric(), self.cache)
+            found = facts_of(names, digests, self.get_fabric(), self.cache)
         assert found is not None
         return found
 
-    def _fabric(self) -> Fabric:
+    def get_fabric(self) -> Fabric:
         """The side's Fabric: a replayed side reads its fabric.json back (the exact round trip), which is faster than
         designing it again; without one, it is designed."""
         if self.fabric is None:

@@ -5,7 +5,8 @@ counts), one drawing per zone (`diagrams.zone_svg`: racks, rack switches, spine 
 (`teton.fabric.plan`), the bill of materials, `teton verify`'s results and what-if table (through the providers of
 `teton.report.sections`: "not available" until one is given), and an index of every device with links to its files
 in the build.  Diagrams are plain SVG written here (`svg`), inline, deterministic byte for byte; nothing is fetched
-when the page is viewed.
+when the page is viewed.  `change_svg` draws the cluster of a change (`teton diff --diagram`): the devices it adds,
+removes or touches outlined by class, with a legend.
 
 The report takes a Fabric and, for the links, the build folder it came from; it reads nothing else, so it sits
 below the targets (which may provide sections) and above the build folder.
@@ -20,10 +21,11 @@ from pathlib import Path
 
 from teton.buildfolder import BuildFolder
 from teton.fabric.model import Fabric
+from teton.report.diagrams import change_svg
 from teton.report.page import page
 from teton.report.sections import Provider, Table, Unavailable, register, unregister
 
-__all__ = ["INDEX", "Provider", "Table", "Unavailable", "register", "unregister", "write_report"]
+__all__ = ["INDEX", "Provider", "change_svg", "Table", "Unavailable", "register", "unregister", "write_report"]
 
 INDEX = "index.html"
 

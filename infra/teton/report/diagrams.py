@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from dataclasses import replace
 
 from teton.fabric.model import Device, Fabric
 from teton.fabric.roles import BY_NAME, rail_kinds
@@ -67,7 +68,7 @@ def _group(c: Canvas, x: int, y: int, width: int, role: str, devices: list[Devic
     c.text(x, y + 12, f"{label or role} \u00d7 {len(devices)}", size=12, weight="bold")
     y0 = y + TITLE
     if len(devices) > MAX_SYMBOLS:
-        c.aggregate(x, y0, min(width, 220), role, len(devices), f"{len(devices)} {role}", role_anchor(role))
+        c.aggregate(x, y0, min(width, 220), role, [d.name for d in devices], role_anchor(role))
         return TITLE + SYMBOL + GAP
     per_row, rows = grid(len(devices), width)
     for i, d in enumerate(devices):
@@ -91,7 +92,9 @@ def _planes(ssws: list[Device]) -> list[tuple[str, list[Device]]]:
     return sorted(planes.items())
 
 
-def cluster_svg(fabric: Fabric) -> str:
+def cluster_svg(fabric: Fabric, marks: Mapping[str, str] | None = None, caption: str = "") -> str:
+    """The cluster drawn; with `marks` (device -> its class in a change, `svg.CHANGES`; removed devices are among
+    `fabric`'s to be drawn), the diagram of that change: `caption` and the legend on top, the marked outlined."""
     columns: dict[str, list[Device]] = defaultdict(list)
     for d in fabric.devices.values():
         columns[column_of(d)].append(d)
@@ -99,10 +102,13 @@ def cluster_svg(fabric: Fabric) -> str:
     cols = zones + ([OUTSIDE] if columns.get(OUTSIDE) else [])
     width = max(2 * MARGIN + len(cols) * (COLUMN + MARGIN) - MARGIN, 900)
     inner = width - 2 * MARGIN
-    c = Canvas()
+    c = Canvas(marks=marks or {})
     y = MARGIN
-    c.text(MARGIN, y + 4, f"{fabric.name}: {fabric.backend} backend, {len(fabric.devices)} devices", 16, weight="bold")
+    count = sum(1 for d in fabric.devices if c.marks.get(d) != "removed")
+    c.text(MARGIN, y + 4, f"{fabric.name}: {fabric.backend} backend, {count} devices", 16, weight="bold")
     y += 20
+    if marks is not None:
+        y += c.legend(MARGIN, y, caption)
     band_box: dict[str, tuple[int, int]] = {}         # column -> (y top, y bottom) of its box
     top = _by_role(columns.get(TOP, []))
     if top:
@@ -143,7 +149,19 @@ def cluster_svg(fabric: Fabric) -> str:
         band_box[BOTTOM] = (y, y + h)
         y += h
     _links(c, fabric, band_box, x_of)
+    if marks is not None:
+        return c.svg(width, y + MARGIN, f"what changes in cluster {fabric.name}", "changes")
     return c.svg(width, y + MARGIN, f"cluster {fabric.name}", "cluster")
+
+
+def change_svg(fabric: Fabric, marks: Mapping[str, str], removed: Iterable[Device] = (), caption: str = "") -> str:
+    """The diagram of a change: the cluster of its new side, `fabric`, with each device of `marks` outlined in its
+    class's colour (added, attached, renumbered, changed) and the `removed` ones (from the old side) drawn faded where
+    they were; a legend on top counting each class."""
+    gone = {d.name: d for d in removed if d.name not in fabric.devices}
+    drawn = replace(fabric, devices=dict(sorted({**fabric.devices, **gone}.items())))
+    return cluster_svg(drawn, {**{n: k for n, k in marks.items() if n in fabric.devices},
+                               **dict.fromkeys(gone, "removed")}, caption)
 
 
 def _links(c: Canvas, fabric: Fabric, boxes: dict[str, tuple[int, int]], x_of: dict[str, int]) -> None:
