@@ -1,6 +1,7 @@
 """The pull-request workflow: actionlint accepts it, every step is a plain command of this repository, and those
-commands do their job here: scripts/spec-review on a git repository with changed specs, scripts/post-pr-comment
-against a stand-in for GitHub's REST API on the loopback."""
+commands do their job here: scripts/spec-review on a git repository with changed specs (each with its report and
+the diagram of what changes), scripts/post-pr-comment against a stand-in for GitHub's REST API on the loopback,
+scripts/publish-review pushing the reports to a branch of a local remote."""
 
 from __future__ import annotations
 
@@ -20,6 +21,8 @@ from tests.helpers import LAB, ROOT, write_spec
 WORKFLOW = ROOT / ".github" / "workflows" / "spec-review.yml"
 ACTIONLINT = Path(os.environ.get("ACTIONLINT", Path.home() / ".cache" / "teton" / "bin" / "actionlint"))
 TETON = ROOT / ".venv" / "bin" / "teton"
+SCRIPTS = ("spec-review", "post-pr-comment", "publish-review")
+URL = "https://o.github.io/r/pr-3"
 
 
 def test_actionlint_accepts_the_workflow():
@@ -27,13 +30,15 @@ def test_actionlint_accepts_the_workflow():
     done = subprocess.run([str(ACTIONLINT), "-no-color", str(WORKFLOW)], capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
     assert shutil.which("shellcheck"), "shellcheck is missing: scripts/setup installs it (actionlint runs it)"
-    done = subprocess.run(["shellcheck", str(ROOT / "scripts" / "spec-review"),
-                           str(ROOT / "scripts" / "post-pr-comment")], capture_output=True, text=True)
+    done = subprocess.run(["shellcheck", *(str(ROOT / "scripts" / s) for s in SCRIPTS)], capture_output=True,
+                          text=True)
     assert done.returncode == 0, done.stdout
 
 
 def test_every_step_runs_a_command_of_this_repository_or_a_pinned_action():
-    steps = yaml.safe_load(WORKFLOW.read_text())["jobs"]["review"]["steps"]
+    jobs = yaml.safe_load(WORKFLOW.read_text())["jobs"]
+    steps = jobs["review"]["steps"] + jobs["publish"]["steps"]
+    assert jobs["publish"]["permissions"] == {"contents": "write"} and jobs["publish"]["needs"] == "review"
     scripts = set()
     for step in steps:
         if "uses" in step:
@@ -42,7 +47,7 @@ def test_every_step_runs_a_command_of_this_repository_or_a_pinned_action():
         for word in step["run"].split():
             if word.startswith("scripts/"):
                 scripts.add(word)
-    assert scripts == {"scripts/setup", "scripts/spec-review", "scripts/post-pr-comment"}
+    assert scripts == {"scripts/setup", *(f"scripts/{s}" for s in SCRIPTS)}
     for s in scripts:
         assert os.access(ROOT / s, os.X_OK), s
 
@@ -85,6 +90,14 @@ def test_spec_review_comments_each_changed_spec_and_fails_on_high_unless_allowed
     assert "### teton diff: `" in md and "**Verdict: 🟡 MEDIUM**" in md
     assert "`inventory/lab-two.yaml`: new spec" in md
     assert json.loads((repo / "out" / "lab.json").read_text())["verdict"] == "medium"
+    for name in ("lab", "lab-two"):                                   # each spec's report
+        assert (repo / "out" / "reports" / name / "index.html").is_file()
+    assert (repo / "out" / "reports" / "lab" / "changes.svg").read_text().startswith("<svg")
+    assert "_Report: `teton docs inventory/lab.yaml -o DIR` writes it" in md and "![" not in md
+    code, md = review(repo, base, REPORT_URL=URL)
+    assert code == 0, md
+    assert f"(<{URL}/lab/index.html>)" in md and f"(<{URL}/lab/changes.svg>)" in md
+    assert f"**Report:** [`inventory/lab-two.yaml`](<{URL}/lab-two/index.html>)" in md
 
     data["backend"]["qos"]["roce_dscp"] = 24
     write_spec(repo / "inventory", data, "lab.yaml")
@@ -163,3 +176,32 @@ def test_post_pr_comment_creates_the_comment_once_then_updates_it(tmp_path):
     assert FakeGitHub.calls[1][1] == "/repos/o/r/issues/12/comments"
     assert FakeGitHub.calls[3][1] == "/repos/o/r/issues/comments/7"
     assert FakeGitHub.comments == [{"id": 7, "body": "<!-- teton-spec-review -->\nsecond"}]
+
+
+def test_publish_review_puts_the_reports_under_the_prefix_of_a_branch_and_keeps_the_rest(repo, tmp_path):
+    remote = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True)
+    git(repo, "remote", "add", "origin", str(remote))
+    reports = tmp_path / "reports"
+    (reports / "lab" / "build").mkdir(parents=True)
+    (reports / "lab" / "index.html").write_text("<html>one</html>")
+    (reports / "lab" / "changes.svg").write_text("<svg/>")
+
+    def publish(prefix: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([str(ROOT / "scripts" / "publish-review"), str(reports), "pages", prefix], cwd=repo,
+                              capture_output=True, text=True, timeout=120)
+
+    assert publish("pr-1").returncode == 0
+    (reports / "lab" / "index.html").write_text("<html>two</html>")
+    assert publish("pr-2").returncode == 0
+    (reports / "lab" / "changes.svg").unlink()
+    assert publish("pr-1").returncode == 0
+    done = publish("pr-1")
+    assert done.returncode == 0 and "is up to date" in done.stderr
+    files = git(remote, "ls-tree", "-r", "--name-only", "pages").split()
+    assert files == [".nojekyll", "pr-1/lab/index.html", "pr-2/lab/changes.svg", "pr-2/lab/index.html"]
+    assert git(remote, "show", "pages:pr-1/lab/index.html") == "<html>two</html>"
+    assert git(remote, "log", "--format=%s", "pages").splitlines() == ["spec review: pr-1", "spec review: pr-2",
+                                                                        "spec review: pr-1"]
+    assert git(repo, "worktree", "list").count("\n") == 1 and not git(repo, "status", "--short")
+    assert publish("../x").returncode == 2
