@@ -144,6 +144,7 @@ def test_a_group_drawn_as_one_box_says_how_many_of_it_change(lab_fabric: Fabric)
     assert box["data-changed"] == "4" and box["data-count"] == str(n)
     assert f"{n} host (4 changed)" in svg and f"4 of {n} host: 3 added, 1 renumbered" in svg
     assert not any(seen.symbols.values())                  # the marked hosts are in the box, not drawn one by one
+    assert f"{n} host (3 added)" in change_svg(fabric, dict.fromkeys(["z01-x000", "z01-x001", "z01-x002"], "added"))
 
 
 def test_a_report_url_that_is_not_an_http_url_is_refused(zone_added, tmp_path):

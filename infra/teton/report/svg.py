@@ -7,7 +7,8 @@ index), a group too large to stay readable as one aggregate box (`aggregate`, ca
 
 A canvas given `marks` (device -> how a change touches it: `CHANGES`) draws the diagram of a change: a marked
 symbol carries `data-change` and an outline in its class's colour (a removed one is drawn faded and dashed), an
-aggregate box holding marked devices carries `data-changed` (how many) and says the count; `legend` explains them.
+aggregate box holding marked devices carries `data-changed` (how many) and says the count ("192 added", or "7
+changed" when of several classes); `legend` explains them.
 """
 
 from __future__ import annotations
@@ -99,7 +100,7 @@ class Canvas:
         if marked:
             n = sum(marked.values())
             most = min(marked, key=lambda k: (-marked[k], list(CHANGES).index(k)))
-            label += f" ({n} changed)"
+            label += f" ({n} {most if len(marked) == 1 else 'changed'})"
             stroke = f'stroke="{CHANGES[most]}" stroke-width="{MARK_WIDTH}"'
             changed = f' data-changed="{n}"'
             title = (f"<title>{n} of {count} {escape(role)}: "
