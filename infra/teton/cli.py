@@ -512,7 +512,8 @@ def drift(build: str, twin_name: str | None, as_json: bool) -> None:
 @click.option("-o", "--output", required=True, type=click.Path(file_okay=False), metavar="DIR",
               help="the report's folder (index.html; from a SPEC, the build too, in DIR/build/)")
 @SPEC_TIMEOUT
-def docs(source: str, output: str, spec_timeout: float | None) -> None:
+@NO_CACHE
+def docs(source: str, output: str, spec_timeout: float | None, no_cache: bool) -> None:
     """A self-contained HTML report of SPEC (rendered first, into DIR/build/) or of a BUILD folder: the cluster and
     each zone drawn, the plan's figures, the bill of materials and verification where given, every device's files."""
     from teton.buildfolder import BuildFolder
@@ -525,7 +526,8 @@ def docs(source: str, output: str, spec_timeout: float | None) -> None:
         else:
             from teton.build import build
 
-            folder = BuildFolder.open(build(source, out_dir / "build", timeout=spec_timeout).path)
+            folder = BuildFolder.open(build(source, out_dir / "build", timeout=spec_timeout,
+                                            cache=_cache(no_cache)).path)
         index = write_report(folder.fabric(), out_dir, folder)
     err.print(f"wrote {index} ({index.stat().st_size:,} bytes)")
 
