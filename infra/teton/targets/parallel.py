@@ -70,8 +70,16 @@ def map_chunks(fn: Callable[[Sequence[str]], T], names: Sequence[str]) -> list[T
     size = -(-len(names) // n)
     bounds = [(i, min(i + size, len(names))) for i in range(0, len(names), size)]
     _JOB = (fn, names)
+    pool = mp.get_context("fork").Pool(n, initializer=_die_with_parent, initargs=(os.getpid(),))
     try:
-        with mp.get_context("fork").Pool(n, initializer=_die_with_parent, initargs=(os.getpid(),)) as pool:
-            return pool.map(_run_chunk, bounds)
+        out = pool.map(_run_chunk, bounds)
+        # close + join, not the context manager's terminate(): SIGTERM can hit a worker while it holds the task
+        # queue's lock, and a sibling waiting on that lock then never exits (seen once under load, a 24k render hung)
+        pool.close()
+        pool.join()
+        return out
+    except BaseException:
+        pool.terminate()
+        raise
     finally:
         _JOB = None
