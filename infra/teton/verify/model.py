@@ -30,7 +30,7 @@ from teton.fabric.model import Fabric
 from teton.fabric.roles import role
 from teton.findings import Finding
 from teton.targets.bgpview import FAMILIES, BgpView, address_int
-from teton.verify.policy import DENY, MapKey, OutPolicy, Prepends, PrefixTable, evaluate, map_key, prefix_words
+from teton.verify.policy import DENY, MapKey, OutPolicy, PrefixTable, Prepends, evaluate, map_key, prefix_words
 from teton.verify.sessions import Session, match_sessions
 
 DEFAULT: dict[Family, str] = {"ipv4": "0.0.0.0/0", "ipv6": "::/0"}
@@ -213,7 +213,8 @@ def _graph(views: Sequence[BgpView], fam_sessions: list[Session], all_sessions: 
             inn = map_key(pv.map_in(fam), maps[v], plists[v])
             o = out_index.setdefault(out, len(out_index))
             i = in_index.setdefault(inn, len(in_index))
-            rid = address_int(views[u].router_id)[1] if views[u].router_id else 0
+            router_id = views[u].router_id
+            rid = address_int(router_id)[1] if router_id else 0
             rows.append((u, v, o, i, fam in pu.default_originate, rid, address_int(pu.local_address or "0.0.0.0")[1],
                          pv.maximum_prefix if pv.maximum_prefix is not None else -1,
                          speeds.get((views[u].name, pu.local_port), 0.0), pu.local_port, pv.local_port,

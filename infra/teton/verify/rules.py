@@ -218,7 +218,7 @@ def frontend_reach(fabric: Fabric, files: Checked) -> list[Finding]:
                     continue
                 i = m.index[sx.name]
                 missing = [p for p in (*sy.routing.aggregates4, *sy.routing.aggregates6)  # type: ignore[union-attr]
-                           if (d := files.dist(p)) is None or d[i] < 0]
+                           if (held := files.dist(p)) is None or held[i] < 0]
                 if missing:
                     kind = "storage" if "storage" in by_rack[y] else ("service" if "service" in by_rack[y] else "GPU")
                     out.append(Finding(m.files[i], missing[0], f"{sx.name} (rack {x}) has no route to "

@@ -168,31 +168,32 @@ def what_if(model: Model, design: Model, fabric: Fabric, failure: Failure, files
     return report(before, after, design_after, fabric)
 
 
+def _drop(tiers: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The tier that kept the smallest share of its paths (None: none lost any)."""
+    hurt = [t for t in tiers if t["paths"][0] and t["paths"][1] is not None and t["paths"][1] < t["paths"][0]]
+    if not hurt:
+        return None
+    t = min(hurt, key=lambda t: (t["paths"][1] / t["paths"][0], t["network"], t["zone"] or 0, t["role"]))
+    return {"network": t["network"], "zone": t["zone"], "role": t["role"], "paths": t["paths"],
+            "bandwidth_gbps": t["bandwidth_gbps"]}
+
+
 def sweep(model: Model, fabric: Fabric, role_name: str, files: Checked, mapper: Mapper) -> dict[str, Any]:
     """Every single failure of a device of `role_name`, and the worst of them."""
     devices = sorted(n for n, d in fabric.devices.items() if d.role == role_name)
     rows = []
-    base = None
     for name in devices:
         before, after = _rack_side(model, fabric, files, Failure((name,)), mapper)
         r = report(before, after, None, fabric)
-        paths = [t["paths"][1] for t in r["tiers"] if t["paths"][1] is not None]
-        rows.append({"failed": name, "pairs_lost": r["pairs_lost"], "fewest_paths": min(paths, default=None),
+        rows.append({"failed": name, "pairs_lost": r["pairs_lost"], "drop": _drop(r["tiers"]),
                      "worst_oversubscription": r["worst_oversubscription"],
-                     "unreached_routes": sum(t["unreached_routes"] for t in r["tiers"]), "tiers": r["tiers"]})
-        base = base or r
-    def worst(key: str, high: bool) -> dict[str, Any] | None:
-        vals = [x for x in rows if x[key] is not None]
-        if not vals:
-            return None
-        pick = max(vals, key=lambda x: (x[key], x["failed"])) if high else \
-            min(vals, key=lambda x: (x[key], x["failed"]))
-        return {"failed": pick["failed"], key: pick[key]}
+                     "unreached_routes": sum(t["unreached_routes"] for t in r["tiers"])})
 
-    return {"role": role_name, "failures": len(rows),
-            "worst": {"pairs_lost": worst("pairs_lost", True), "fewest_paths": worst("fewest_paths", False),
-                      "oversubscription": worst("worst_oversubscription", True),
-                      "unreached_routes": worst("unreached_routes", True)},
-            "each": [{k: v for k, v in x.items() if k != "tiers"} for x in rows],
-            "tiers_of_worst": next((x["tiers"] for x in rows
-                                    if x["failed"] == (worst("fewest_paths", False) or {}).get("failed")), [])}
+    def share(x: dict[str, Any]) -> float:
+        return x["drop"]["paths"][1] / x["drop"]["paths"][0] if x["drop"] else 1.0
+
+    worst = min(rows, key=lambda x: (-x["pairs_lost"], -x["unreached_routes"], share(x),
+                                     -(x["worst_oversubscription"] or 0), x["failed"])) if rows else None
+    return {"role": role_name, "failures": len(rows), "worst": worst,
+            "worst_oversubscription": max((x["worst_oversubscription"] or 0 for x in rows), default=None),
+            "each": rows}

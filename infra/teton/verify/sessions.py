@@ -37,8 +37,8 @@ def match_sessions(views: Sequence[BgpView]) -> tuple[list[Session], list[Findin
     """The sessions both ends agree on (by family, in a fixed order) and a finding for every one they do not."""
     owner: dict[str, tuple[int, str, bool]] = {}          # interface address -> (switch, port, up)
     for i, v in enumerate(views):
-        for p in v.ports:
-            owner.setdefault(p.address.split("/", 1)[0], (i, p.port, p.up))
+        for port in v.ports:
+            owner.setdefault(port.address.split("/", 1)[0], (i, port.port, port.up))
     entries: dict[tuple[int, str], BgpPeer] = {(i, p.address): p for i, v in enumerate(views) for p in v.peers}
     sessions: list[Session] = []
     findings: list[Finding] = []
@@ -65,7 +65,6 @@ def _check(views: Sequence[BgpView], owner: dict[str, tuple[int, str, bool]],
            entries: dict[tuple[int, str], BgpPeer], i: int, p: BgpPeer) -> tuple[str | None, tuple[int, str] | None]:
     """Why the session of switch i's neighbour entry p is not up (None: it is), and the other end's entry key."""
     v = views[i]
-    fam = _family(p.address)
     got = owner.get(p.address)
     if got is None:
         return f"no switch of the build has the address {p.address} on a port", None

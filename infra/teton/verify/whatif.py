@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from teton.fabric.intent import Family
 from teton.fabric.model import Fabric
 from teton.findings import TetonError
 from teton.targets.bgpview import FAMILIES
@@ -91,7 +92,7 @@ def rack_prefix_ids(model: Model, fabric: Fabric) -> np.ndarray:
     for d in fabric.devices.values():
         if d.role in RACK_ROLES and d.routing is not None:
             for p in (*d.routing.aggregates4, *d.routing.aggregates6):
-                fam = "ipv6" if ":" in p else "ipv4"
+                fam: Family = "ipv6" if ":" in p else "ipv4"
                 k = model.prefixes[fam].position.get(p)
                 if k is not None:
                     out.append(offsets[fam] + k)
