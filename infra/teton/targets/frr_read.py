@@ -226,12 +226,13 @@ def _fold(peers: dict[str, _Neighbor], groups: set[str], default_v4: bool,
             return mine if mine is not None else theirs
 
         fams: list[Family] = []
+        fam: Family
         for fam in ("ipv4", "ipv6"):
-            active = me.active.get(fam, g.active.get(fam))   # type: ignore[arg-type]
+            active = me.active.get(fam, g.active.get(fam))
             if active is None and fam == "ipv4" and default_v4 and ":" not in address:
                 active = True
             if active:
-                fams.append(fam)   # type: ignore[arg-type]
+                fams.append(fam)
         port, local = local_of(address)
         remote = pick(me.remote_as, g.remote_as)
         maximum = pick(me.max_prefix, g.max_prefix)
