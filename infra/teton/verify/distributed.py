@@ -44,12 +44,13 @@ class DaskMapper:
         self.client = client
         self._models: dict[int, tuple[Model, Any]] = {}
 
-    def __call__(self, model: Model, chunks: Sequence[np.ndarray], down: Down) -> list[Solution]:
+    def __call__(self, model: Model, chunks: Sequence[np.ndarray], down: Down, count: bool = True) -> list[Solution]:
         held = self._models.get(id(model))
         if held is None or held[0] is not model:
             held = (model, self.client.scatter(slim(model), broadcast=True))
             self._models[id(model)] = held
-        futures = self.client.map(solve, [held[1]] * len(chunks), list(chunks), [down] * len(chunks), pure=False)
+        futures = self.client.map(solve, [held[1]] * len(chunks), list(chunks), [down] * len(chunks),
+                                  [count] * len(chunks), pure=False)
         return list(self.client.gather(futures))
 
 

@@ -285,3 +285,25 @@ def _prefixes(views: Sequence[BgpView], fam: Family, g: Graph, outs: list[OutPol
     held = {p: tuple(h) for p, h in sorted(holders.items()) if p not in sent}
     return (FamilyPrefixes(table, originators, group, np.array(reps, dtype=np.int32), default, held),
             out_res, in_res)
+
+
+def same_routing(a: Model, b: Model) -> bool:
+    """Whether two models route alike by construction (the same switches, sessions, policies' results, originators,
+    ECMP limits and tie-breaks): then one's solution is the other's (the files as the design has them)."""
+    if a.names != b.names or not np.array_equal(a.asn, b.asn) or not np.array_equal(a.relax, b.relax):
+        return False
+    if not (np.array_equal(a.prepend_length, b.prepend_length) and np.array_equal(a.prepend_asns, b.prepend_asns)):
+        return False
+    for fam in FAMILIES:
+        ga, gb = a.graphs[fam], b.graphs[fam]
+        pa, pb = a.prefixes[fam], b.prefixes[fam]
+        if not np.array_equal(a.maximum_paths[fam], b.maximum_paths[fam]) or pa.table.prefixes != pb.table.prefixes \
+                or pa.originators != pb.originators or pa.default != pb.default:
+            return False
+        for x in ("src", "dst", "default", "rank", "speed"):
+            if not np.array_equal(getattr(ga, x), getattr(gb, x)):
+                return False
+        if not (np.array_equal(a.out_results[fam][ga.out_policy], b.out_results[fam][gb.out_policy]) and
+                np.array_equal(a.in_results[fam][ga.in_policy], b.in_results[fam][gb.in_policy])):
+            return False
+    return True

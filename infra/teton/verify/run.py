@@ -28,18 +28,18 @@ from teton.findings import Finding, TetonError
 from teton.targets import DeviceTarget
 from teton.targets.bgpview import FAMILIES, BgpView
 from teton.verify.expected import design_views
-from teton.verify.model import Model, build_model
+from teton.verify.model import Model, build_model, same_routing
 from teton.verify.rules import Checked, check_all
 from teton.verify.solve import Down, Solution, prefix_count, solve
 from teton.verify.whatif import Failure, down_of, parse_failures, rack_prefix_ids, report, sides
 
 CHUNK = 2048        # prefixes per task
-Mapper = Callable[[Model, Sequence[np.ndarray], Down], list[Solution]]
+Mapper = Callable[[Model, Sequence[np.ndarray], Down, bool], list[Solution]]
 
 
-def local_mapper(model: Model, chunks: Sequence[np.ndarray], down: Down) -> list[Solution]:
-    """Every chunk in this process."""
-    return [solve(model, c, down) for c in chunks]
+def local_mapper(model: Model, chunks: Sequence[np.ndarray], down: Down, count: bool = True) -> list[Solution]:
+    """Every chunk in this process (`count`: also the routes each session delivers)."""
+    return [solve(model, c, down, count) for c in chunks]
 
 
 def chunks_of(ids: np.ndarray, size: int = CHUNK) -> list[np.ndarray]:
@@ -55,8 +55,8 @@ def merge(parts: Sequence[Solution], model: Model) -> Solution:
                     np.concatenate([p.valley for p in parts]), received)
 
 
-def solve_all(model: Model, ids: np.ndarray, down: Down, mapper: Mapper) -> Solution:
-    return merge(mapper(model, chunks_of(ids), down), model)
+def solve_all(model: Model, ids: np.ndarray, down: Down, mapper: Mapper, count: bool = True) -> Solution:
+    return merge(mapper(model, chunks_of(ids), down, count), model)
 
 
 @dataclass
@@ -131,7 +131,9 @@ def verify(build: Path, fail: Sequence[str] = (), fail_each: str | None = None,
     t2 = time.monotonic()
     none, none_d = Down.none(model), Down.none(design)
     files = Checked.of(model, solve_all(model, np.arange(prefix_count(model)), none, mapper))
-    planned = Checked.of(design, solve_all(design, np.arange(prefix_count(design)), none_d, mapper))
+    alike = same_routing(model, design)          # the files route as the design: its solution is theirs
+    planned = Checked.of(design, files.solution if alike else
+                         solve_all(design, np.arange(prefix_count(design)), none_d, mapper, count=False))
     t3 = time.monotonic()
     findings = read_findings + findings + check_all(fabric, files, planned) + model.unmodelled
     t4 = time.monotonic()
@@ -156,7 +158,7 @@ def _rack_side(model: Model, fabric: Fabric, base: Checked, failure: Failure, ma
     before_sol = Solution(ids, base.solution.dist[rows], base.solution.width[rows], base.solution.bandwidth[rows],
                           base.solution.valley[rows], base.solution.received)
     down = down_of(model, failure)
-    after_sol = solve_all(model, ids, down, mapper)
+    after_sol = solve_all(model, ids, down, mapper, count=False)
     return (sides(model, fabric, before_sol, Down.none(model), Failure()),
             sides(model, fabric, after_sol, down, failure))
 
@@ -164,7 +166,10 @@ def _rack_side(model: Model, fabric: Fabric, base: Checked, failure: Failure, ma
 def what_if(model: Model, design: Model, fabric: Fabric, failure: Failure, files: Checked, planned: Checked,
             mapper: Mapper) -> dict[str, Any]:
     before, after = _rack_side(model, fabric, files, failure, mapper)
-    _, design_after = _rack_side(design, fabric, planned, failure, mapper)
+    if same_routing(model, design):
+        design_after = sides(design, fabric, after.solution, after.down, failure)
+    else:
+        _, design_after = _rack_side(design, fabric, planned, failure, mapper)
     return report(before, after, design_after, fabric)
 
 

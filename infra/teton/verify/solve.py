@@ -31,7 +31,7 @@ from teton.verify.model import Model
 from teton.verify.policy import DENY
 
 INF = np.int16(32767)
-PATH_WIDTH = 12     # AS-path entries kept per held route (longer paths: their parents are walked)
+PATH_WIDTH = 6      # AS-path entries kept per held route (longer paths: their parents are walked)
 BATCH = 384          # origin groups searched together (memory: BATCH x switches x ~16 bytes)
 
 
@@ -72,8 +72,9 @@ def prefix_count(model: Model) -> int:
     return sum(len(model.prefixes[f].table) for f in FAMILIES)
 
 
-def solve(model: Model, chunk: np.ndarray, down: Down | None = None) -> Solution:
-    """Every switch's best route to every prefix of `chunk` (global ids), with `down` failed."""
+def solve(model: Model, chunk: np.ndarray, down: Down | None = None, count: bool = True) -> Solution:
+    """Every switch's best route to every prefix of `chunk` (global ids), with `down` failed; `count`: also the
+    routes each session delivers (`Solution.received`; without it, faster, zeros)."""
     down = down or Down.none(model)
     chunk = np.asarray(chunk, dtype=np.int64)
     n = model.n
@@ -93,7 +94,7 @@ def solve(model: Model, chunk: np.ndarray, down: Down | None = None) -> Solution
         weight = np.bincount(inverse, minlength=len(unique)).astype(np.int64)
         for start in range(0, len(unique), BATCH):
             part = slice(start, start + BATCH)
-            d, w, b, v, r = _search(model, fam, unique[part], weight[part], down)
+            d, w, b, v, r = _search(model, fam, unique[part], weight[part], down, count)
             sel = (inverse >= start) & (inverse < start + BATCH)
             at = rows[sel]
             k = inverse[sel] - start
@@ -113,8 +114,11 @@ def _ranges(starts: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndar
 class _Search:
     """The state of one batch of groups: arrays (groups, switches) flattened."""
 
-    def __init__(self, model: Model, fam: Family, groups: np.ndarray, weight: np.ndarray, down: Down):
+    def __init__(self, model: Model, fam: Family, groups: np.ndarray, weight: np.ndarray, down: Down,
+                 count: bool = True):
         self.m, self.fam, self.n = model, fam, model.n
+        self.count = count
+        self.all_relax = bool(model.relax.all())
         fp = model.prefixes[fam]
         self.g = model.graphs[fam]
         self.rep = fp.representative[groups]
@@ -140,9 +144,9 @@ class _Search:
         self.edge_var = np.where(ok & self.alive[None, :], res, np.int8(DENY)).ravel()
         self.asn = model.asn
         # the ASNs of each held path (as small numbers, -1 padded; a longer path falls back to walking its parents)
-        self.asn_id = np.unique(model.asn, return_inverse=True)[1].astype(np.int32) if model.n else \
-            np.zeros(0, dtype=np.int32)
-        self.path = np.full((shape, PATH_WIDTH), -1, dtype=np.int32)
+        self.asn_id = np.unique(model.asn, return_inverse=True)[1].astype(np.int16) if model.n else \
+            np.zeros(0, dtype=np.int16)
+        self.path = np.full((shape, PATH_WIDTH), -1, dtype=np.int16)
         self.path_len = np.zeros(shape, dtype=np.int16)
         self.tier = model.tier
         self.maxpaths = model.maximum_paths[fam].astype(np.int64)
@@ -199,6 +203,9 @@ class _Search:
         owner, e, bb, r = owner[keep], e[keep], bb[keep], r[keep]
         gu = frontier[owner]
         v = g.dst[e]
+        if not self.count:       # only the switches without the route yet matter
+            fresh = self.dist[bb * n + v] == INF
+            gu, bb, e, r, v = gu[fresh], bb[fresh], e[fresh], r[fresh], v[fresh]
         target = self.asn_id[v]
         loop = self.asn_id[g.src[e]] == target
         if self.has_prepend:
@@ -209,10 +216,11 @@ class _Search:
             loop[long] |= self._chain_hit(gu[long], self.asn[v[long]])
         keep = ~loop
         gu, bb, e, r, v = gu[keep], bb[keep], e[keep], r[keep], v[keep]
-        self.received += np.bincount(e, weights=self.weight[bb], minlength=len(g)).astype(np.int64)
         gv = bb * n + v
-        fresh = self.dist[gv] == INF
-        gv, e, r = gv[fresh], e[fresh], r[fresh]
+        if self.count:
+            self.received += np.bincount(e, weights=self.weight[bb], minlength=len(g)).astype(np.int64)
+            fresh = self.dist[gv] == INF
+            gv, e, r = gv[fresh], e[fresh], r[fresh]
         if not self.has_prepend:
             self._push(length + 1, gv, e, r, np.zeros(len(gv), dtype=bool))
             return
@@ -223,21 +231,37 @@ class _Search:
 
     def settle(self, length: int) -> np.ndarray:
         parts = self.buckets.pop(length)
-        gv, e, var, seed = (np.concatenate([p[k] for p in parts]) for k in range(4))
-        fresh = self.dist[gv] == INF
-        gv, e, var, seed = gv[fresh], e[fresh], var[fresh], seed[fresh]
+        gv, e, var, seed = (np.concatenate([p[k] for p in parts]) if len(parts) > 1 else parts[0][k]
+                            for k in range(4))
+        if len(parts) > 1:   # candidates pushed from different layers (prepends): some may have settled since
+            fresh = self.dist[gv] == INF
+            gv, e, var, seed = gv[fresh], e[fresh], var[fresh], seed[fresh]
         if not len(gv):
             return gv
         g, n = self.g, self.n
-        order = np.lexsort((g.rank[e], gv))
-        gv, e, var, seed = gv[order], e[order], var[order], seed[order]
-        first = np.ones(len(gv), dtype=bool)
-        first[1:] = gv[1:] != gv[:-1]
-        seg = np.cumsum(first) - 1
-        ug, best = gv[first], e[first]
+        mark = np.zeros(self.B * n, dtype=bool)
+        mark[gv] = True
+        ug = np.flatnonzero(mark)
+        pos = np.empty(self.B * n, dtype=np.int64)
+        pos[ug] = np.arange(len(ug))
+        seg = pos[gv]
+        rank = g.rank[e]
+        least = np.full(len(ug), np.iinfo(np.int64).max, dtype=np.int64)
+        np.minimum.at(least, seg, rank)
+        first = rank == least[seg]                 # the one candidate of each switch that is its best path
+        best = np.empty(len(ug), dtype=np.int64)
+        best[seg[first]] = e[first]
+        var_best = np.empty(len(ug), dtype=np.int8)
+        var_best[seg[first]] = var[first]
+        seed_best = np.zeros(len(ug), dtype=bool)
+        seed_best[seg[first]] = seed[first]
         u, v = g.src[e], gv % n
-        counted = self.m.relax[v] | (self.asn[u] == self.asn[g.src[best]][seg])
-        count = np.bincount(seg, weights=counted, minlength=len(ug))
+        if self.all_relax:
+            counted = np.ones(len(gv), dtype=bool)
+            count = np.bincount(seg, minlength=len(ug)).astype(np.float64)
+        else:
+            counted = self.m.relax[v] | (self.asn[u] == self.asn[g.src[best]][seg])
+            count = np.bincount(seg, weights=counted, minlength=len(ug))
         speed = np.bincount(seg, weights=g.speed[e] * counted, minlength=len(ug))
         vv = ug % n
         w = np.minimum(count, self.maxpaths[vv])
@@ -250,22 +274,22 @@ class _Search:
                                       minlength=len(ug)) > 0
         self.desc[ug] = np.bincount(seg, weights=counted & (down_step | du), minlength=len(ug)) > 0
         self.parent[ug] = best
-        self.pvar[ug] = var[first]
-        self.seeded[ug] = seed[first]
+        self.pvar[ug] = var_best
+        self.seeded[ug] = seed_best
         self.dist[ug] = length
         # the path it holds: its best parent's ASN, that parent's prepends, then the parent's own path (none when
         # the parent sent a default route of its own)
-        bu = u[first]
+        bu = g.src[best]
         gbu = (ug // n) * n + bu
         ahead = [self.asn_id[bu][:, None]]
         if self.has_prepend:
-            pre = self.m.prepend_asns[var[first]]
+            pre = self.m.prepend_asns[var_best]
             at = np.minimum(np.searchsorted(self._asns, pre), len(self._asns) - 1)
-            ahead.append(np.where(pre < 0, -1, np.where(self._asns[at] == pre, at, -2)).astype(np.int32))
+            ahead.append(np.where(pre < 0, -1, np.where(self._asns[at] == pre, at, -2)).astype(np.int16))
         head = np.concatenate(ahead, axis=1)
-        tail = np.where(seed[first][:, None], -1, self.path[gbu])
+        tail = np.where(seed_best[:, None], -1, self.path[gbu])
         self.path[ug] = np.concatenate([head, tail], axis=1)[:, :PATH_WIDTH]
-        self.path_len[ug] = np.where(seed[first], 0, self.path_len[gbu]) + head.shape[1]
+        self.path_len[ug] = np.where(seed_best, 0, self.path_len[gbu]) + head.shape[1]
         return ug
 
     def run(self) -> None:
@@ -280,8 +304,8 @@ class _Search:
 
 
 def _search(model: Model, fam: Family, groups: np.ndarray, weight: np.ndarray,
-            down: Down) -> tuple[np.ndarray, ...]:
-    s = _Search(model, fam, groups, weight, down)
+            down: Down, count: bool) -> tuple[np.ndarray, ...]:
+    s = _Search(model, fam, groups, weight, down, count)
     s.run()
     shape = (s.B, s.n)
     dist = np.where(s.dist == INF, np.int16(-1), s.dist).reshape(shape)
