@@ -136,7 +136,7 @@ def read_frr_bgp(name: str, file: str, text: str, ports: Iterable[PortAddress],
             elif words[0] not in ("exit", "description"):
                 current[5].append(" ".join(words))
         elif block in ("bgp", "af"):
-            if m := _AF.match(line):
+            if line.startswith(" address-family ") and (m := _AF.match(line)):
                 block, af = "af", m.group(1)   # type: ignore[assignment]
                 fams.setdefault(af, _Family())   # type: ignore[arg-type]
                 continue

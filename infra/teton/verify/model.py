@@ -207,14 +207,21 @@ def _graph(views: Sequence[BgpView], fam_sessions: list[Session], all_sessions: 
     in_index: dict[MapKey, int] = {}
     session_no = {id(s): k for k, s in enumerate(all_sessions)}
     rows = []
+    outs_of: dict[tuple[int, str | None], int] = {}      # (switch, route map's name) -> out-policy
+    ins_of: dict[tuple[int, str | None], int] = {}
+    rids = [address_int(v.router_id)[1] if v.router_id else 0 for v in views]
     for s in fam_sessions:
         for u, v, pu, pv in ((s.a, s.b, s.pa, s.pb), (s.b, s.a, s.pb, s.pa)):
-            out = OutPolicy(map_key(pu.map_out(fam), maps[u], plists[u]), tuple(local[u][1]))
-            inn = map_key(pv.map_in(fam), maps[v], plists[v])
-            o = out_index.setdefault(out, len(out_index))
-            i = in_index.setdefault(inn, len(in_index))
-            router_id = views[u].router_id
-            rid = address_int(router_id)[1] if router_id else 0
+            name_out, name_in = pu.map_out(fam), pv.map_in(fam)
+            o = outs_of.get((u, name_out))
+            if o is None:
+                out = OutPolicy(map_key(name_out, maps[u], plists[u]), tuple(local[u][1]))
+                o = outs_of[(u, name_out)] = out_index.setdefault(out, len(out_index))
+            i = ins_of.get((v, name_in))
+            if i is None:
+                inn = map_key(name_in, maps[v], plists[v])
+                i = ins_of[(v, name_in)] = in_index.setdefault(inn, len(in_index))
+            rid = rids[u]
             rows.append((u, v, o, i, fam in pu.default_originate, rid, address_int(pu.local_address or "0.0.0.0")[1],
                          pv.maximum_prefix if pv.maximum_prefix is not None else -1,
                          speeds.get((views[u].name, pu.local_port), 0.0), pu.local_port, pv.local_port,
@@ -303,7 +310,9 @@ def same_routing(a: Model, b: Model) -> bool:
         for x in ("src", "dst", "default", "rank", "speed"):
             if not np.array_equal(getattr(ga, x), getattr(gb, x)):
                 return False
-        if not (np.array_equal(a.out_results[fam][ga.out_policy], b.out_results[fam][gb.out_policy]) and
-                np.array_equal(a.in_results[fam][ga.in_policy], b.in_results[fam][gb.in_policy])):
-            return False
+        for ra, rb, ka, kb in ((a.out_results[fam], b.out_results[fam], ga.out_policy, gb.out_policy),
+                               (a.in_results[fam], b.in_results[fam], ga.in_policy, gb.in_policy)):
+            pairs = np.unique(np.stack([ka, kb]), axis=1) if len(ka) else np.zeros((2, 0), dtype=np.int64)
+            if not np.array_equal(ra[pairs[0]], rb[pairs[1]]):
+                return False
     return True

@@ -187,10 +187,44 @@ def evaluate(table: PrefixTable, policy: OutPolicy | MapKey, prepends: Prepends)
     return out
 
 
+def _rule_matches(words: tuple[int, int, int], family: Family, prefix: str, ge: int | None, le: int | None) -> bool:
+    hi, lo, plen = words
+    rh, rl, rn = prefix_words(prefix)
+    low = ge if ge is not None else rn
+    high = le if le is not None else (MAXLEN[family] if ge is not None else rn)
+    if not low <= plen <= high:
+        return False
+    if rn == 0:
+        return True
+    v, w = (hi << 64) | lo, (rh << 64) | rl
+    return (v >> (128 - rn)) == (w >> (128 - rn))
+
+
 def permits_scalar(prefixes: Sequence[str], family: Family, key: MapKey) -> list[str]:
-    """The prefixes (a few: a switch's connected routes) that route map `key` permits."""
-    if not prefixes:
+    """The prefixes (a few: a switch's connected routes) that route map `key` permits; plain Python, the same
+    semantics as `evaluate`."""
+    if key == "permit":
+        return list(prefixes)
+    if key is None or isinstance(key, str):
         return []
-    table = PrefixTable(family, list(prefixes))
-    result = evaluate(table, key, Prepends())
-    return [p for p, r in zip(prefixes, result, strict=True) if r != DENY]
+    out = []
+    for p in prefixes:
+        words = prefix_words(p)
+        for _, permit, plists, _, unmodelled in key:
+            if unmodelled:
+                continue
+            applies = True
+            for pl in plists:
+                decided = False
+                for _, rule_permit, prefix, ge, le in pl or ():
+                    if _rule_matches(words, family, prefix, ge, le):
+                        decided = rule_permit
+                        break
+                if not decided:
+                    applies = False
+                    break
+            if applies:
+                if permit:
+                    out.append(p)
+                break
+    return out

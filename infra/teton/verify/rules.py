@@ -124,19 +124,22 @@ def _rack_prefixes(fabric: Fabric) -> list[tuple[str, str]]:
 
 def rack_reach(fabric: Fabric, files: Checked, design: Checked) -> list[Finding]:
     m, out = files.model, []
-    racks = [i for i in range(m.n) if m.role[i] in RACK_ROLES]
+    racks = np.array([i for i in range(m.n) if m.role[i] in RACK_ROLES], dtype=np.int64)
+    in_design = np.array([design.model.index.get(m.names[i], -1) for i in racks], dtype=np.int64)
+    network = np.array([m.network[i] for i in racks])
     for origin, prefix in _rack_prefixes(fabric):
         if origin not in m.index:
             continue
         o = m.index[origin]
         want = design.dist(prefix)
         got = files.dist(prefix)
-        others = [i for i in racks if i != o and m.network[i] == m.network[o]]
+        others = (racks != o) & (network == m.network[o])
         if want is not None:
-            others = [i for i in others if want[design.model.index[m.names[i]]] >= 0]
-        lost = [i for i in others if got is None or got[i] < 0]
-        if not lost:
+            others &= (in_design >= 0) & (want[np.maximum(in_design, 0)] >= 0)
+        lost_mask = others & ((got[racks] < 0) if got is not None else True)
+        if not lost_mask.any():
             continue
+        lost = [int(i) for i in racks[lost_mask]]
         fam = _family(prefix)
         if got is None:
             held = prefix in m.prefixes[fam].held
@@ -144,8 +147,8 @@ def rack_reach(fabric: Fabric, files: Checked, design: Checked) -> list[Finding]
         else:
             stop = _where_it_stops(m, files, prefix, lost)
         out.append(Finding(m.files[o], prefix, f"{origin}'s {prefix} (rack {m.rack[o]}) does not reach "
-                           f"{len(lost)} of {len(others)} racks of its network: {_names(m.rack[i] for i in lost)}; "
-                           f"it stops at {stop}", rule="rack-reach"))
+                           f"{len(lost)} of {int(others.sum())} racks of its network: "
+                           f"{_names(m.rack[i] for i in lost)}; it stops at {stop}", rule="rack-reach"))
     return out
 
 
@@ -181,19 +184,25 @@ def ecmp_width(fabric: Fabric, files: Checked, design: Checked) -> list[Finding]
 
 def loopback_reach(files: Checked, design: Checked) -> list[Finding]:
     m, e = files.model, design.model
+    to_files = np.array([m.index.get(x, -1) for x in e.names], dtype=np.int64)
     out = []
     for fam in FAMILIES:
         fp = e.prefixes[fam]
+        host = 32 if fam == "ipv4" else 128
         for k, lo in enumerate(fp.table.prefixes):
-            if int(fp.table.length[k]) != (32 if fam == "ipv4" else 128) or not fp.originators[k]:
+            if int(fp.table.length[k]) != host or not fp.originators[k]:
                 continue
             want = design.dist(lo)
             assert want is not None
             got = files.dist(lo)
-            name = e.names[fp.originators[k][0]]
-            lost = [e.names[j] for j in np.flatnonzero(want >= 0) if e.names[j] != name
-                    and e.names[j] in m.index and (got is None or got[m.index[e.names[j]]] < 0)]
-            if lost:
+            o = fp.originators[k][0]
+            mask = (want >= 0) & (to_files >= 0)
+            mask[o] = False
+            if got is not None:
+                mask &= got[np.maximum(to_files, 0)] < 0
+            if mask.any():
+                name = e.names[o]
+                lost = [e.names[j] for j in np.flatnonzero(mask)]
                 where = m.files[m.index[name]] if name in m.index else "fabric.json"
                 out.append(Finding(where, lo, f"{name}'s loopback {lo} is not reached at {len(lost)} switches the "
                                    f"design reaches it at: {_names(lost, 20)}", rule="loopback-reach"))

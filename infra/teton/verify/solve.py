@@ -139,9 +139,19 @@ class _Search:
         self.node_up = ~down.nodes
         self.E = len(g)
         # per group and edge: what the sender's out-policy gives (DENY or a prepend), the receiver's in-policy taken
-        res = model.out_results[fam][np.ix_(g.out_policy, self.rep)].T if self.E else np.zeros((self.B, 0), np.int8)
-        ok = (res != DENY) & (model.in_results[fam][np.ix_(g.in_policy, self.rep)].T != DENY) if self.E else res >= 0
-        self.edge_var = np.where(ok & self.alive[None, :], res, np.int8(DENY)).ravel()
+        res = np.ascontiguousarray(model.out_results[fam][:, self.rep].T)[:, g.out_policy]      # (B, E)
+        if model.in_results[fam].size and (model.in_results[fam] == DENY).any():
+            res[np.ascontiguousarray(model.in_results[fam][:, self.rep].T)[:, g.in_policy] == DENY] = DENY
+        res[:, ~self.alive] = DENY
+        self.edge_var = res.ravel()
+        # which switches send the group's route on some session: the others (rack switches, for what they did not
+        # originate) are not expanded at all
+        self.sends = np.zeros((self.B, self.n), dtype=bool)
+        degree = np.diff(g.indptr)
+        nodes = np.flatnonzero(degree > 0)
+        if self.E and len(nodes):
+            self.sends[:, nodes] = np.logical_or.reduceat(res != DENY, g.indptr[nodes], axis=1)
+        self.sends = self.sends.ravel()
         self.asn = model.asn
         # the ASNs of each held path (as small numbers, -1 padded; a longer path falls back to walking its parents)
         self.asn_id = np.unique(model.asn, return_inverse=True)[1].astype(np.int16) if model.n else \
@@ -194,6 +204,7 @@ class _Search:
 
     def expand(self, frontier: np.ndarray, length: int) -> None:
         g, n = self.g, self.n
+        frontier = frontier[self.sends[frontier]]
         b, u = frontier // n, frontier % n
         starts = g.indptr[u]
         owner, e = _ranges(starts, g.indptr[u + 1] - starts)
