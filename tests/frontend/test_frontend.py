@@ -73,7 +73,7 @@ def test_lab_ib_front_end_is_one_network_read_from_its_configs(lab_ib_build):
 @pytest.mark.parametrize("spec", ["reference-roce-24k", "reference-ib-24k"])
 def test_reference_front_end_is_one_network_read_from_its_configs(spec, tmp_path):
     designed = load_and_design(INVENTORY / f"{spec}.yaml")
-    build = build_fabric(designed.fabric, tmp_path / spec, only=("sonic", "eos")).path
+    build = build_fabric(designed.fabric, tmp_path / spec, only=("sonic", "eos", "fabric")).path
     _assert_one_network(build)
 
 

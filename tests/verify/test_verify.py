@@ -256,3 +256,25 @@ def test_sessions_count_only_when_both_ends_agree_on_the_password(lab_build, tmp
     messages = [f["message"] for f in _rules(report)["bgp-session"]]
     assert len(messages) == 8 and all(re.search(r"has the password of secret (bgp_backend|other), z02-r002-rtsw", m)
                                       or "z02-r002-rtsw has the password of secret other" in m for m in messages)
+
+
+def test_a_failure_patched_onto_the_base_equals_solving_again(lab_build):
+    """--fail-each's shortcut (teton.verify.incremental) against a full solve, for every switch and every
+    switch-to-switch link of the lab."""
+    from teton.verify.incremental import fail_solution, solve_bases
+    from teton.verify.whatif import rack_prefix_ids
+
+    source, fabric = load(lab_build)
+    views, _ = read_views(source, fabric)
+    model, _ = build_model(views, fabric)
+    ids = np.arange(prefix_count(model))
+    bases = solve_bases(model, ids)
+    links = [f"{lk.a.device}:{lk.a.port}--{lk.b.device}:{lk.b.port}" for lk in fabric.links
+             if lk.a.device in model.index and lk.b.device in model.index]
+    for spec in [*model.names, *links]:
+        down = down_of(model, parse_failures([spec], fabric))
+        fast, full = fail_solution(model, bases, down), solve(model, ids, down, count=False)
+        for a, b in ((fast.dist, full.dist), (fast.width, full.width), (fast.valley, full.valley)):
+            assert (a == b).all(), spec
+        assert np.allclose(fast.bandwidth, full.bandwidth), spec
+    assert len(rack_prefix_ids(model, fabric, "roce")) == 8

@@ -150,17 +150,20 @@ def verify(build: Path, fail: Sequence[str] = (), fail_each: str | None = None,
     return result
 
 
+def _before(model: Model, fabric: Fabric, base: Checked, ids: np.ndarray) -> Any:
+    at = {int(x): k for k, x in enumerate(base.solution.ids)}
+    rows = np.array([at[int(i)] for i in ids], dtype=np.int64)
+    sol = Solution(ids, base.solution.dist[rows], base.solution.width[rows], base.solution.bandwidth[rows],
+                   base.solution.valley[rows], base.solution.received)
+    return sides(model, fabric, sol, Down.none(model), Failure())
+
+
 def _rack_side(model: Model, fabric: Fabric, base: Checked, failure: Failure, mapper: Mapper,
                ) -> tuple[Any, Any]:
     ids = rack_prefix_ids(model, fabric)
-    rows = np.array([int(np.flatnonzero(base.solution.ids == i)[0]) for i in ids], dtype=np.int64) \
-        if len(ids) else np.zeros(0, dtype=np.int64)
-    before_sol = Solution(ids, base.solution.dist[rows], base.solution.width[rows], base.solution.bandwidth[rows],
-                          base.solution.valley[rows], base.solution.received)
     down = down_of(model, failure)
     after_sol = solve_all(model, ids, down, mapper, count=False)
-    return (sides(model, fabric, before_sol, Down.none(model), Failure()),
-            sides(model, fabric, after_sol, down, failure))
+    return _before(model, fabric, base, ids), sides(model, fabric, after_sol, down, failure)
 
 
 def what_if(model: Model, design: Model, fabric: Fabric, failure: Failure, files: Checked, planned: Checked,
@@ -184,11 +187,22 @@ def _drop(tiers: list[dict[str, Any]]) -> dict[str, Any] | None:
 
 
 def sweep(model: Model, fabric: Fabric, role_name: str, files: Checked, mapper: Mapper) -> dict[str, Any]:
-    """Every single failure of a device of `role_name`, and the worst of them."""
+    """Every single failure of a device of `role_name`, and the worst of them: the rack prefixes of its network, each
+    failure patched onto one solved base (`teton.verify.incremental`)."""
+    from teton.fabric.roles import role as role_of
+    from teton.verify.incremental import fail_solution, solve_bases
+
     devices = sorted(n for n, d in fabric.devices.items() if d.role == role_name)
+    r0 = role_of(role_name)
+    network = r0.network if r0 is not None else None
+    ids = rack_prefix_ids(model, fabric, network)
+    before = _before(model, fabric, files, ids)
+    bases = solve_bases(model, ids)
     rows = []
     for name in devices:
-        before, after = _rack_side(model, fabric, files, Failure((name,)), mapper)
+        failure = Failure((name,))
+        down = down_of(model, failure)
+        after = sides(model, fabric, fail_solution(model, bases, down), down, failure)
         r = report(before, after, None, fabric)
         rows.append({"failed": name, "pairs_lost": r["pairs_lost"], "drop": _drop(r["tiers"]),
                      "worst_oversubscription": r["worst_oversubscription"],

@@ -85,12 +85,15 @@ def down_of(model: Model, failure: Failure) -> Down:
     return down
 
 
-def rack_prefix_ids(model: Model, fabric: Fabric) -> np.ndarray:
-    """Global ids of the rack prefixes (the rack switches' aggregates) in the model."""
+def rack_prefix_ids(model: Model, fabric: Fabric, network: str | None = None) -> np.ndarray:
+    """Global ids of the rack prefixes (the rack switches' aggregates) in the model (of one network, if given)."""
+    from teton.fabric.roles import role
+
     offsets = prefix_offsets(model)
     out = []
     for d in fabric.devices.values():
-        if d.role in RACK_ROLES and d.routing is not None:
+        r = role(d.role)
+        if d.role in RACK_ROLES and d.routing is not None and (network is None or (r and r.network == network)):
             for p in (*d.routing.aggregates4, *d.routing.aggregates6):
                 fam: Family = "ipv6" if ":" in p else "ipv4"
                 k = model.prefixes[fam].position.get(p)
