@@ -146,12 +146,12 @@ class _Search:
         self.edge_var = res.ravel()
         # which switches send the group's route on some session: the others (rack switches, for what they did not
         # originate) are not expanded at all
-        self.sends = np.zeros((self.B, self.n), dtype=bool)
+        sends = np.zeros((self.B, self.n), dtype=bool)
         degree = np.diff(g.indptr)
         nodes = np.flatnonzero(degree > 0)
         if self.E and len(nodes):
-            self.sends[:, nodes] = np.logical_or.reduceat(res != DENY, g.indptr[nodes], axis=1)
-        self.sends = self.sends.ravel()
+            sends[:, nodes] = np.logical_or.reduceat(res != DENY, g.indptr[nodes], axis=1)
+        self.sends = sends.ravel()
         self.asn = model.asn
         # the ASNs of each held path (as small numbers, -1 padded; a longer path falls back to walking its parents)
         self.asn_id = np.unique(model.asn, return_inverse=True)[1].astype(np.int16) if model.n else \
@@ -272,7 +272,7 @@ class _Search:
             count = np.bincount(seg, minlength=len(ug)).astype(np.float64)
         else:
             counted = self.m.relax[v] | (self.asn[u] == self.asn[g.src[best]][seg])
-            count = np.bincount(seg, weights=counted, minlength=len(ug))
+            count = np.bincount(seg, weights=counted, minlength=len(ug)).astype(np.float64)
         speed = np.bincount(seg, weights=g.speed[e] * counted, minlength=len(ug))
         vv = ug % n
         w = np.minimum(count, self.maxpaths[vv])
