@@ -111,6 +111,8 @@ class Sides:
     origin: np.ndarray                    # int (rows,): the rack switch that announces the row's prefix
     down: Down
     failure: Failure = field(default_factory=Failure)
+    tiers: dict[tuple[str, int, str], dict[str, Any]] | None = None     # the report's tables of it, once computed
+    rails: dict[str, dict[str, Any]] | None = None
 
 
 def sides(model: Model, fabric: Fabric, solution: Solution, down: Down, failure: Failure) -> Sides:
@@ -129,34 +131,41 @@ def _tier_table(s: Sides, fabric: Fabric) -> dict[tuple[str, int, str], dict[str
     """(network, zone, role) -> the fewest paths and least bandwidth towards another rack's prefix, and the worst
     oversubscription."""
     m = s.model
-    net = np.array([m.network[o] if o >= 0 else "" for o in s.origin])
+    cols = np.array([i for i in range(m.n) if not s.down.nodes[i] and m.role[i]
+                     and m.network[i] in ("roce", "frontend")], dtype=np.int64)
+    if not len(cols) or not len(s.origin):
+        return {}
+    net_rows = np.array([m.network[o] if o >= 0 else "" for o in s.origin])
+    net_cols = np.array([m.network[i] for i in cols])
+    mine = (net_rows[:, None] == net_cols[None, :]) & (s.origin[:, None] != cols[None, :]) & (s.origin[:, None] >= 0)
+    dist = s.solution.dist[:, cols]
+    reached = mine & (dist > 0)
+    big = np.iinfo(np.int32).max
+    paths = np.where(reached, s.solution.width[:, cols].astype(np.int32), np.int32(big)).min(axis=0)
+    bws = np.where(reached, s.solution.bandwidth[:, cols], np.inf).min(axis=0)
+    unreached = (mine & (dist < 0)).sum(axis=0)
+    has = mine.any(axis=0)
     down_gbps = _downlinks(m, fabric, s)
     up_gbps = _uplinks(m, s)
     out: dict[tuple[str, int, str], dict[str, Any]] = {}
-    for i in range(m.n):
-        if s.down.nodes[i] or not m.role[i] or m.network[i] not in ("roce", "frontend"):
+    for k, i in enumerate(cols):
+        if not has[k]:
             continue
-        rows = np.flatnonzero((net == m.network[i]) & (s.origin != i) & (s.origin >= 0))
-        if not len(rows):
-            continue
-        w = s.solution.width[rows, i]
-        bw = s.solution.bandwidth[rows, i]
-        dist = s.solution.dist[rows, i]
         key = (m.network[i], int(m.zone[i]), m.role[i])
         t = out.setdefault(key, {"switches": 0, "paths": None, "bandwidth_gbps": None, "unreached": 0,
                                  "oversubscription": None, "worst": ""})
         t["switches"] += 1
-        reached = dist > 0
-        t["unreached"] += int((dist < 0).sum())
-        if reached.any():
-            lo, lbw = int(w[reached].min()), float(bw[reached].min())
-            t["paths"] = lo if t["paths"] is None else min(t["paths"], lo)
-            t["bandwidth_gbps"] = lbw if t["bandwidth_gbps"] is None else min(t["bandwidth_gbps"], lbw)
+        t["unreached"] += int(unreached[k])
+        if paths[k] == big:
+            continue
+        lo, lbw = int(paths[k]), float(bws[k])
+        t["paths"] = lo if t["paths"] is None else min(t["paths"], lo)
+        t["bandwidth_gbps"] = lbw if t["bandwidth_gbps"] is None else min(t["bandwidth_gbps"], lbw)
+        if down_gbps[i] > 0 and m.tier[i] < 3:
             up = up_gbps[i]
-            if down_gbps[i] > 0 and m.tier[i] < 3:
-                ratio = round(down_gbps[i] / up, 3) if up > 0 else float("inf")
-                if t["oversubscription"] is None or ratio > t["oversubscription"]:
-                    t["oversubscription"], t["worst"] = ratio, m.names[i]
+            ratio = round(down_gbps[i] / up, 3) if up > 0 else float("inf")
+            if t["oversubscription"] is None or ratio > t["oversubscription"]:
+                t["oversubscription"], t["worst"] = ratio, m.names[i]
     return out
 
 
@@ -234,7 +243,9 @@ def rail_pairs(fabric: Fabric, s: Sides) -> dict[str, dict[str, Any]]:
 
 
 def report(before: Sides, after: Sides, design_after: Sides | None, fabric: Fabric) -> dict[str, Any]:
-    b, a = _tier_table(before, fabric), _tier_table(after, fabric)
+    if before.tiers is None:
+        before.tiers, before.rails = _tier_table(before, fabric), rail_pairs(fabric, before)
+    b, a = before.tiers, _tier_table(after, fabric)
     d = _tier_table(design_after, fabric) if design_after is not None else {}
     tiers = []
     for key in sorted(set(b) | set(a)):
@@ -246,7 +257,7 @@ def report(before: Sides, after: Sides, design_after: Sides | None, fabric: Fabr
                       "unreached_routes": y.get("unreached", 0),
                       "oversubscription": [x.get("oversubscription"), y.get("oversubscription")],
                       "worst": y.get("worst", "")})
-    rb, ra = rail_pairs(fabric, before), rail_pairs(fabric, after)
+    rb, ra = before.rails or {}, rail_pairs(fabric, after)
     rails = [{"rail": r, "pairs": rb[r]["pairs"], "with_path": [rb[r]["with_path"], ra.get(r, rb[r])["with_path"]],
               "lost": rb[r]["with_path"] - ra.get(r, rb[r])["with_path"]} for r in sorted(rb)]
     worst = [t for t in tiers if t["oversubscription"][1] is not None]
