@@ -30,10 +30,10 @@ from teton.targets.bgpview import FAMILIES, BgpView
 from teton.verify.expected import design_views
 from teton.verify.model import Model, build_model, same_routing
 from teton.verify.rules import Checked, check_all
-from teton.verify.solve import Down, Solution, prefix_count, solve
+from teton.verify.solve import Down, Solution, prefix_count, prefix_offsets, solve
 from teton.verify.whatif import Failure, down_of, parse_failures, rack_prefix_ids, report, sides
 
-CHUNK = 2048        # prefixes per task
+CHUNK = 1024        # prefixes per task
 Mapper = Callable[[Model, Sequence[np.ndarray], Down, bool], list[Solution]]
 
 
@@ -42,8 +42,27 @@ def local_mapper(model: Model, chunks: Sequence[np.ndarray], down: Down, count: 
     return [solve(model, c, down, count) for c in chunks]
 
 
-def chunks_of(ids: np.ndarray, size: int = CHUNK) -> list[np.ndarray]:
-    return [ids[k:k + size] for k in range(0, len(ids), size)] or [ids]
+def chunks_of(model: Model, ids: np.ndarray, size: int = CHUNK) -> list[np.ndarray]:
+    """`ids` in chunks of about `size` prefixes that keep each origin group whole (a group split over two chunks
+    would be searched twice; the answer is the same either way)."""
+    if not len(ids):
+        return [ids]
+    offsets = prefix_offsets(model)
+    key = np.empty(len(ids), dtype=np.int64)
+    for k, fam in enumerate(FAMILIES):
+        size_f = len(model.prefixes[fam].table)
+        sel = (ids >= offsets[fam]) & (ids < offsets[fam] + size_f)
+        key[sel] = model.prefixes[fam].group[ids[sel] - offsets[fam]].astype(np.int64) + k * (1 << 40)
+    order = np.argsort(key, kind="stable")
+    ids, key = ids[order], key[order]
+    cuts = [0]
+    for k in range(size, len(ids), size):
+        while k < len(ids) and key[k] == key[k - 1]:
+            k += 1
+        if k < len(ids) and k > cuts[-1]:
+            cuts.append(k)
+    cuts.append(len(ids))
+    return [ids[a:b] for a, b in zip(cuts, cuts[1:], strict=False) if b > a]
 
 
 def merge(parts: Sequence[Solution], model: Model) -> Solution:
@@ -56,7 +75,7 @@ def merge(parts: Sequence[Solution], model: Model) -> Solution:
 
 
 def solve_all(model: Model, ids: np.ndarray, down: Down, mapper: Mapper, count: bool = True) -> Solution:
-    return merge(mapper(model, chunks_of(ids), down, count), model)
+    return merge(mapper(model, chunks_of(model, ids), down, count), model)
 
 
 @dataclass
