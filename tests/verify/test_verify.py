@@ -278,3 +278,35 @@ def test_a_failure_patched_onto_the_base_equals_solving_again(lab_build):
             assert (a == b).all(), spec
         assert np.allclose(fast.bandwidth, full.bandwidth), spec
     assert len(rack_prefix_ids(model, fabric, "roce")) == 8
+
+
+@pytest.mark.parametrize("prepend", [False, True])
+def test_the_compiled_search_equals_the_vectorized_one(lab_build, lab_ib_build, tmp_path, monkeypatch, prepend):
+    """teton.verify.kernel (numba) and the numpy search of teton.verify.solve give the same arrays, received counts
+    included; with a drained switch's prepends too."""
+    from teton.verify import solve as solve_module
+
+    if solve_module.KERNEL is None:
+        pytest.skip("numba is not installed: only the vectorized search runs")
+    builds = [lab_build, lab_ib_build]
+    if prepend:
+        build = _copy(lab_build, tmp_path)
+        _edit(build, "z01-r002-rtsw", "frr.conf", " match ip address prefix-list ORIGINATE_V4\n",
+              " match ip address prefix-list ORIGINATE_V4\n set as-path prepend 4201001002 4201001002\n")
+        builds = [build]
+    for build in builds:
+        source, fabric = load(build)
+        views, _ = read_views(source, fabric)
+        model, _ = build_model(views, fabric)
+        ids = np.arange(prefix_count(model))
+        for down in (Down.none(model), down_of(model, parse_failures(["z01-ctsw01"] if "z01-ctsw01" in
+                                                                    fabric.devices else [], fabric))):
+            monkeypatch.delenv("TETON_VERIFY_NUMPY", raising=False)
+            compiled = solve(model, ids, down)
+            monkeypatch.setenv("TETON_VERIFY_NUMPY", "1")
+            vectorized = solve(model, ids, down)
+            for a, b in ((compiled.dist, vectorized.dist), (compiled.width, vectorized.width),
+                         (compiled.valley, vectorized.valley)):
+                assert (a == b).all()
+            assert np.allclose(compiled.bandwidth, vectorized.bandwidth)
+            assert all((compiled.received[f] == vectorized.received[f]).all() for f in compiled.received)

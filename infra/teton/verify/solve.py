@@ -21,7 +21,9 @@ anywhere (Dask workers) and concatenated; `received` (routes each session delive
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
+from types import ModuleType
 
 import numpy as np
 
@@ -29,6 +31,12 @@ from teton.fabric.intent import Family
 from teton.targets.bgpview import FAMILIES
 from teton.verify.model import Model
 from teton.verify.policy import DENY
+
+try:
+    from teton.verify import kernel as _kernel
+    KERNEL: ModuleType | None = _kernel
+except ImportError:          # numba missing: the vectorized search alone
+    KERNEL = None
 
 INF = np.int16(32767)
 PATH_WIDTH = 6      # AS-path entries kept per held route (longer paths: their parents are walked)
@@ -138,20 +146,6 @@ class _Search:
         self.alive = ~down.edges[fam] & ~down.nodes[g.src] & ~down.nodes[g.dst]
         self.node_up = ~down.nodes
         self.E = len(g)
-        # per group and edge: what the sender's out-policy gives (DENY or a prepend), the receiver's in-policy taken
-        res = np.ascontiguousarray(model.out_results[fam][:, self.rep].T)[:, g.out_policy]      # (B, E)
-        if model.in_results[fam].size and (model.in_results[fam] == DENY).any():
-            res[np.ascontiguousarray(model.in_results[fam][:, self.rep].T)[:, g.in_policy] == DENY] = DENY
-        res[:, ~self.alive] = DENY
-        self.edge_var = res.ravel()
-        # which switches send the group's route on some session: the others (rack switches, for what they did not
-        # originate) are not expanded at all
-        sends = np.zeros((self.B, self.n), dtype=bool)
-        degree = np.diff(g.indptr)
-        nodes = np.flatnonzero(degree > 0)
-        if self.E and len(nodes):
-            sends[:, nodes] = np.logical_or.reduceat(res != DENY, g.indptr[nodes], axis=1)
-        self.sends = sends.ravel()
         self.asn = model.asn
         # the ASNs of each held path (as small numbers, -1 padded; a longer path falls back to walking its parents)
         self.asn_id = np.unique(model.asn, return_inverse=True)[1].astype(np.int16) if model.n else \
@@ -303,7 +297,27 @@ class _Search:
         self.path_len[ug] = np.where(seed_best, 0, self.path_len[gbu]) + head.shape[1]
         return ug
 
+    def _prepare(self) -> None:
+        """The vectorized search's per group and edge arrays: what the sender's out-policy gives (DENY or a prepend),
+        the receiver's in-policy taken; and which switches send the group's route at all (the others, rack switches
+        for what they did not originate, are not expanded)."""
+        g, m = self.g, self.m
+        res = np.ascontiguousarray(m.out_results[self.fam][:, self.rep].T)[:, g.out_policy]      # (B, E)
+        if m.in_results[self.fam].size and (m.in_results[self.fam] == DENY).any():
+            res[np.ascontiguousarray(m.in_results[self.fam][:, self.rep].T)[:, g.in_policy] == DENY] = DENY
+        res[:, ~self.alive] = DENY
+        self.edge_var = res.ravel()
+        sends = np.zeros((self.B, self.n), dtype=bool)
+        nodes = np.flatnonzero(np.diff(g.indptr) > 0)
+        if self.E and len(nodes):
+            sends[:, nodes] = np.logical_or.reduceat(res != DENY, g.indptr[nodes], axis=1)
+        self.sends = sends.ravel()
+
     def run(self) -> None:
+        if KERNEL is not None and not os.environ.get("TETON_VERIFY_NUMPY"):
+            self._run_compiled()
+            return
+        self._prepare()
         frontier = self.origins()
         if len(frontier):
             self.expand(frontier, 0)
@@ -312,6 +326,23 @@ class _Search:
             settled = self.settle(length)
             if len(settled):
                 self.expand(settled, length)
+
+
+    def _run_compiled(self) -> None:
+        assert KERNEL is not None
+        fp, g, m = self.m.prefixes[self.fam], self.g, self.m
+        origins = [[o for o in fp.originators[p] if self.node_up[o]] for p in self.rep]
+        ptr = np.zeros(self.B + 1, dtype=np.int64)
+        ptr[1:] = np.cumsum([len(o) for o in origins])
+        nodes = np.array([o for os_ in origins for o in os_], dtype=np.int64)
+        pre = KERNEL.prepend_ids_of(m.prepend_asns, self._asns)
+        KERNEL.run_groups(
+            self.n, g.indptr.astype(np.int64), g.src.astype(np.int64), g.dst.astype(np.int64), g.rank, g.speed,
+            g.out_policy.astype(np.int64), g.in_policy.astype(np.int64), self.alive, m.out_results[self.fam],
+            m.in_results[self.fam], self.rep.astype(np.int64), ptr, nodes, self.rep == fp.default, g.default,
+            self.asn_id, m.asn, m.tier, self.maxpaths, m.relax, m.prepend_length, pre, self.count, self.weight,
+            self.dist, self.width, self.bw, self.valley, self.parent, self.pvar, self.seeded, self.desc, self.path,
+            self.path_len, self.received)
 
 
 def _search(model: Model, fam: Family, groups: np.ndarray, weight: np.ndarray,
