@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 
 import numpy as np
 
@@ -30,6 +31,7 @@ MAXLEN: dict[Family, int] = {"ipv4": 32, "ipv6": 128}
 DENY = -1
 
 
+@cache
 def prefix_words(prefix: str) -> tuple[int, int, int]:
     """(hi, lo, length) of "10.0.0.0/24" or "fd00::/64": the network as two 64-bit words (IPv4 in hi's top 32
     bits), host bits cleared."""
@@ -45,6 +47,7 @@ def prefix_words(prefix: str) -> tuple[int, int, int]:
     return value >> 64, value & ((1 << 64) - 1), plen
 
 
+@cache
 def canonical(prefix: str) -> str:
     """The prefix as a network with host bits cleared ("10.0.0.1/24" -> "10.0.0.0/24")."""
     hi, lo, plen = prefix_words(prefix)

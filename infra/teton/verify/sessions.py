@@ -58,6 +58,7 @@ def match_sessions(views: Sequence[BgpView]) -> tuple[list[Session], list[Findin
                 findings.append(Finding(v.file, p.where, f"{v.name}: the session with neighbour {p.address} cannot "
                                         f"come up: {problem}", rule="bgp-session"))
     sessions.sort(key=lambda s: (s.family, s.a, s.b, s.pa.address))
+    _DOWN.clear()
     return sessions, findings
 
 
@@ -80,6 +81,17 @@ def _check(views: Sequence[BgpView], owner: dict[str, tuple[int, str, bool]],
         return (f"{t.name} configures no neighbour {p.local_address} ({v.name}'s address on {p.local_port}); "
                 f"{t.name}'s neighbours on {port}: {_on_port(t, port) or 'none'}"), None
     return _agree(v, p, t, q, up, port), other
+
+
+_DOWN: dict[int, tuple[BgpView, frozenset[str]]] = {}
+
+
+def _down_ports(v: BgpView) -> frozenset[str]:
+    """The ports of `v` that are shut down (remembered per view while it lives)."""
+    got = _DOWN.get(id(v))
+    if got is None or got[0] is not v:
+        got = _DOWN[id(v)] = (v, frozenset(a.port for a in v.ports if not a.up))
+    return got[1]
 
 
 def _on_port(t: BgpView, port: str) -> str:
@@ -105,8 +117,7 @@ def _agree(v: BgpView, p: BgpPeer, t: BgpView, q: BgpPeer, up: bool, port: str) 
     for who, entry in ((v.name, p), (t.name, q)):
         if entry.shutdown:
             return f"{who} shuts down its neighbour {entry.address}"
-    local_up = next((a.up for a in v.ports if a.port == p.local_port), True)
-    if not local_up:
+    if p.local_port in _down_ports(v):
         return f"{v.name}'s port {p.local_port} is shut down"
     if not up:
         return f"{t.name}'s port {port} is shut down"
