@@ -28,7 +28,7 @@ from teton.verify.model import Model
 from teton.verify.run import Mapper, local_mapper
 from teton.verify.solve import Down, Solution, solve
 
-LOCAL_FROM = 20_000    # switches from which the default is a LocalCluster (the 24k cluster: 31 s in this process, 42 s on a 2-core LocalCluster)
+LOCAL_FROM = 20_000    # switches from which the default is a LocalCluster (the 24k: 31 s here, 42 s on 2 cores)
 
 
 def slim(model: Model) -> Model:

@@ -12,6 +12,7 @@ equal to a full solve for every single failure of the lab's tiers.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 import numpy as np
@@ -20,7 +21,7 @@ from teton.fabric.intent import Family
 from teton.targets.bgpview import FAMILIES
 from teton.verify.model import Model
 from teton.verify.policy import DENY
-from teton.verify.solve import BATCH, INF, PATH_WIDTH, Down, Solution, _ranges, _Search, _search, prefix_offsets
+from teton.verify.solve import BATCH, INF, KERNEL, PATH_WIDTH, Down, Solution, _ranges, _Search, _search, prefix_offsets
 
 
 @dataclass
@@ -82,6 +83,18 @@ def fail(model: Model, base: Base, down: Down) -> tuple[tuple[np.ndarray, ...], 
         redo |= s.rep == model.prefixes[fam].default
     if not len(failed):
         return (dist, width, bw, valley), np.flatnonzero(redo)
+    if KERNEL is not None and not os.environ.get("TETON_VERIFY_NUMPY"):
+        ptr, into = _in_edges(model, fam)
+        KERNEL.patch_groups(
+            n, s.rep.astype(np.int64), failed.astype(np.int64), cut, dead, ptr, into.astype(np.int64),
+            g.src.astype(np.int64), g.dst.astype(np.int64), g.rank, g.speed, g.out_policy.astype(np.int64),
+            g.in_policy.astype(np.int64), model.out_results[fam], model.in_results[fam], s.asn_id, model.asn,
+            model.tier, s.maxpaths, model.relax, model.prepend_length, KERNEL.prepend_ids_of(model.prepend_asns,
+                                                                                           s._asns),
+            s.dist, s.parent, s.pvar, s.seeded, s.desc, s.path, s.path_len, s.ccount, s.dcount, s.vcount, width, bw,
+            valley, redo)
+        _dead(dist, width, bw, valley, dead)
+        return (dist, width, bw, valley), np.flatnonzero(redo)
     bb = np.repeat(np.arange(B), len(failed))
     ee = np.tile(failed, B)
     counted, _ = _candidates(s, model, bb, ee, np.zeros(len(g), dtype=bool))
@@ -89,11 +102,15 @@ def fail(model: Model, base: Base, down: Down) -> tuple[tuple[np.ndarray, ...], 
     hit = hit[~dead[hit % n]]
     if len(hit):
         redo |= _patch(model, s, hit, cut, width, bw, valley)
+    _dead(dist, width, bw, valley, dead)
+    return (dist, width, bw, valley), np.flatnonzero(redo)
+
+
+def _dead(dist: np.ndarray, width: np.ndarray, bw: np.ndarray, valley: np.ndarray, dead: np.ndarray) -> None:
     dist[:, dead] = -1
     width[:, dead] = 0
     bw[:, dead] = 0
     valley[:, dead] = False
-    return (dist, width, bw, valley), np.flatnonzero(redo)
 
 
 def _patch(model: Model, s: _Search, hit: np.ndarray, cut: np.ndarray, width: np.ndarray, bw: np.ndarray,
@@ -181,7 +198,9 @@ def fail_solution(model: Model, bases: Bases, down: Down) -> Solution:
                 out[redo] = new
         results.append(arrays)
     pick = np.array(bases.where, dtype=np.int64).reshape(-1, 2)
-    parts = [np.stack([results[bi][k][pos] for bi, pos in pick]) if len(pick) else
-             np.zeros((0, model.n)) for k in range(4)]
+    start = np.cumsum([0] + [len(r[0]) for r in results])
+    rows = start[pick[:, 0]] + pick[:, 1] if len(pick) else np.zeros(0, dtype=np.int64)
+    parts = [np.concatenate([r[k] for r in results])[rows] if results else np.zeros((0, model.n))
+             for k in range(4)]
     return Solution(bases.ids, parts[0], parts[1], parts[2], parts[3],
                     {f: np.zeros(len(g), dtype=np.int64) for f, g in model.graphs.items()})

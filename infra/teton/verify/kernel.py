@@ -23,7 +23,7 @@ MAXL = 512
 def run_groups(n, indptr, src, dst, rank, speed, out_policy, in_policy, alive, out_res, in_res, reps, origin_ptr,
                origin_nodes, default_group, default_edges, asn_id, asn, tier, maxpaths, relax, prepend_len,
                prepend_ids, count, weight, dist, width, bw, valley, parent, pvar, seeded, desc, path, path_len,
-               received):  # pragma: no cover - compiled
+               received, ccount, dcount, vcount):  # pragma: no cover - compiled
     E = len(src)
     W = path.shape[1]
     cap = 2 * E + 1
@@ -42,8 +42,8 @@ def run_groups(n, indptr, src, dst, rank, speed, out_policy, in_policy, alive, o
     best_seed = np.empty(n, dtype=np.bool_)
     cnt = np.zeros(n, dtype=np.int64)
     spd = np.zeros(n, dtype=np.float64)
-    dsc = np.zeros(n, dtype=np.bool_)
-    vly = np.zeros(n, dtype=np.bool_)
+    dsc = np.zeros(n, dtype=np.int64)
+    vly = np.zeros(n, dtype=np.int64)
     tick = 0
     for b in range(len(reps)):
         base = b * n
@@ -133,8 +133,8 @@ def run_groups(n, indptr, src, dst, rank, speed, out_policy, in_policy, alive, o
                         best_rank[v] = 1 << 62
                         cnt[v] = 0
                         spd[v] = 0.0
-                        dsc[v] = False
-                        vly[v] = False
+                        dsc[v] = 0
+                        vly[v] = 0
                     e = ce[c]
                     if rank[e] < best_rank[v]:
                         best_rank[v] = rank[e]
@@ -154,9 +154,9 @@ def run_groups(n, indptr, src, dst, rank, speed, out_policy, in_policy, alive, o
                         if not cseed[c]:
                             du = desc[base + u]
                             if tier[v] > tier[u] and du:
-                                vly[v] = True
+                                vly[v] += 1
                             if tier[u] > tier[v] or du:
-                                dsc[v] = True
+                                dsc[v] += 1
                 c = cnext[c]
             head[level] = -1
             for k in range(nt):
@@ -166,8 +166,11 @@ def run_groups(n, indptr, src, dst, rank, speed, out_policy, in_policy, alive, o
                 dist[i] = level
                 width[i] = w
                 bw[i] = spd[v] / max(cnt[v], 1) * w if cnt[v] > 0 else 0.0
-                valley[i] = vly[v]
-                desc[i] = dsc[v]
+                valley[i] = vly[v] > 0
+                desc[i] = dsc[v] > 0
+                ccount[i] = cnt[v]
+                dcount[i] = dsc[v]
+                vcount[i] = vly[v]
                 parent[i] = best_e[v]
                 pvar[i] = best_var[v]
                 seeded[i] = best_seed[v]
@@ -196,3 +199,147 @@ def prepend_ids_of(prepend_asns: np.ndarray, asns: np.ndarray) -> np.ndarray:
         return np.full(prepend_asns.shape, -1, dtype=np.int16)
     at = np.minimum(np.searchsorted(asns, prepend_asns), len(asns) - 1)
     return np.where(prepend_asns < 0, -1, np.where(asns[at] == prepend_asns, at, -2)).astype(np.int16)
+
+
+@njit(cache=True)
+def _counted(b, n, e, p, src, dst, out_policy, in_policy, out_res, in_res, dist, parent, pvar, seeded, asn_id,
+             prepend_len, prepend_ids):  # pragma: no cover - compiled
+    """Whether edge e is a counted candidate of its receiver in group b of a solved base; its prepend (-1: not)."""
+    base = b * n
+    u, v = src[e], dst[e]
+    var = out_res[out_policy[e], p]
+    if var < 0 or in_res[in_policy[e], p] < 0:
+        return -1
+    du, dv = dist[base + u], dist[base + v]
+    if du == INF or dv == INF or seeded[base + v] or du + 1 + prepend_len[var] != dv:
+        return -1
+    t = asn_id[v]
+    if asn_id[u] == t:
+        return -1
+    for j in range(prepend_ids.shape[1]):
+        if prepend_ids[var, j] == t:
+            return -1
+    x = u
+    while parent[base + x] >= 0:
+        pe = parent[base + x]
+        s = src[pe]
+        if asn_id[s] == t:
+            return -1
+        for j in range(prepend_ids.shape[1]):
+            if prepend_ids[pvar[base + x], j] == t:
+                return -1
+        if seeded[base + x]:
+            break
+        x = s
+    return var
+
+
+@njit(cache=True)
+def patch_groups(n, reps, failed, cut, dead, in_ptr, in_edges, src, dst, rank, speed, out_policy, in_policy,
+                 out_res, in_res, asn_id, asn, tier, maxpaths, relax, prepend_len, prepend_ids, dist, parent, pvar,
+                 seeded, desc, path, path_len, ccount, dcount, vcount, width, bw, valley,
+                 redo):  # pragma: no cover - compiled
+    """`teton.verify.incremental.fail` for every group of a base: patch width, bandwidth and valley where a failure
+    only narrows a switch's equal paths; flag in `redo` the groups to search again.  A switch whose best path stays
+    has its counts lowered by what failed; one whose best path failed has its candidates counted again."""
+    W = path.shape[1]
+    stamp = np.full(n, -1, dtype=np.int64)
+    hits = np.empty(n, dtype=np.int64)
+    removed = np.zeros(n, dtype=np.int64)
+    rspeed = np.zeros(n, dtype=np.float64)
+    rdesc = np.zeros(n, dtype=np.int64)
+    rvalley = np.zeros(n, dtype=np.int64)
+    bestcut = np.zeros(n, dtype=np.bool_)
+    for b in range(len(reps)):
+        if redo[b]:
+            continue
+        base = b * n
+        p = reps[b]
+        nh = 0
+        for k in range(len(failed)):
+            e = failed[k]
+            v = dst[e]
+            if dead[v]:
+                continue
+            if _counted(b, n, e, p, src, dst, out_policy, in_policy, out_res, in_res, dist, parent, pvar, seeded,
+                        asn_id, prepend_len, prepend_ids) < 0:
+                continue
+            if stamp[v] != b:
+                stamp[v] = b
+                hits[nh] = v
+                nh += 1
+                removed[v] = 0
+                rspeed[v] = 0.0
+                rdesc[v] = 0
+                rvalley[v] = 0
+                bestcut[v] = False
+            u = src[e]
+            du = desc[base + u]
+            removed[v] += 1
+            rspeed[v] += speed[e]
+            if tier[u] > tier[v] or du:
+                rdesc[v] += 1
+            if tier[v] > tier[u] and du:
+                rvalley[v] += 1
+            if e == parent[base + v]:
+                bestcut[v] = True
+        for k in range(nh):
+            v = hits[k]
+            i = base + v
+            if not relax[v]:
+                redo[b] = True
+                break
+            old_w = width[b, v]
+            old_speed = bw[b, v] * ccount[i] / old_w if old_w > 0 else 0.0
+            if not bestcut[v]:
+                cnt = ccount[i] - removed[v]
+                if cnt <= 0 or (dcount[i] - rdesc[v] > 0) != desc[i]:
+                    redo[b] = True
+                    break
+                w = min(cnt, maxpaths[v])
+                width[b, v] = w
+                bw[b, v] = (old_speed - rspeed[v]) / cnt * w
+                valley[b, v] = vcount[i] - rvalley[v] > 0
+                continue
+            cnt = 0
+            spd = 0.0
+            least = 1 << 62
+            best = -1
+            bvar = 0
+            dsc = False
+            vly = False
+            for j in range(in_ptr[v], in_ptr[v + 1]):
+                e = in_edges[j]
+                if cut[e]:
+                    continue
+                var = _counted(b, n, e, p, src, dst, out_policy, in_policy, out_res, in_res, dist, parent, pvar,
+                               seeded, asn_id, prepend_len, prepend_ids)
+                if var < 0:
+                    continue
+                u = src[e]
+                cnt += 1
+                spd += speed[e]
+                du = desc[base + u]
+                if tier[u] > tier[v] or du:
+                    dsc = True
+                if tier[v] > tier[u] and du:
+                    vly = True
+                if rank[e] < least:
+                    least = rank[e]
+                    best = e
+                    bvar = var
+            if cnt == 0 or dsc != desc[i] or bvar != pvar[i]:
+                redo[b] = True
+                break
+            un, uo = src[best], src[parent[i]]
+            same = asn_id[un] == asn_id[uo] and path_len[base + un] == path_len[base + uo]
+            for j in range(W):
+                if path[base + un, j] != path[base + uo, j]:
+                    same = False
+            if not same:
+                redo[b] = True
+                break
+            w = min(cnt, maxpaths[v])
+            width[b, v] = w
+            bw[b, v] = spd / cnt * w
+            valley[b, v] = vly

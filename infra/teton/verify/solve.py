@@ -141,6 +141,9 @@ class _Search:
         self.seeded = np.zeros(shape, dtype=bool)
         self.desc = np.zeros(shape, dtype=bool)
         self.valley = np.zeros(shape, dtype=bool)
+        self.ccount = np.zeros(shape, dtype=np.int16)     # equal candidates counted (before maximum-paths) ...
+        self.dcount = np.zeros(shape, dtype=np.int16)     # ... of them down a tier or descended ...
+        self.vcount = np.zeros(shape, dtype=np.int16)     # ... making a valley
         self.received = np.zeros(len(self.g), dtype=np.int64)
         g = self.g
         self.alive = ~down.edges[fam] & ~down.nodes[g.src] & ~down.nodes[g.dst]
@@ -275,9 +278,10 @@ class _Search:
         gu = (gv // n) * n + u
         du = self.desc[gu] & ~seed
         down_step = (self.tier[u] > self.tier[v]) & ~seed
-        self.valley[ug] = np.bincount(seg, weights=counted & (self.tier[v] > self.tier[u]) & du,
-                                      minlength=len(ug)) > 0
-        self.desc[ug] = np.bincount(seg, weights=counted & (down_step | du), minlength=len(ug)) > 0
+        vcount = np.bincount(seg, weights=counted & (self.tier[v] > self.tier[u]) & du, minlength=len(ug))
+        dcount = np.bincount(seg, weights=counted & (down_step | du), minlength=len(ug))
+        self.valley[ug], self.desc[ug] = vcount > 0, dcount > 0
+        self.ccount[ug], self.dcount[ug], self.vcount[ug] = count, dcount, vcount
         self.parent[ug] = best
         self.pvar[ug] = var_best
         self.seeded[ug] = seed_best
@@ -342,7 +346,7 @@ class _Search:
             m.in_results[self.fam], self.rep.astype(np.int64), ptr, nodes, self.rep == fp.default, g.default,
             self.asn_id, m.asn, m.tier, self.maxpaths, m.relax, m.prepend_length, pre, self.count, self.weight,
             self.dist, self.width, self.bw, self.valley, self.parent, self.pvar, self.seeded, self.desc, self.path,
-            self.path_len, self.received)
+            self.path_len, self.received, self.ccount, self.dcount, self.vcount)
 
 
 def _search(model: Model, fam: Family, groups: np.ndarray, weight: np.ndarray,
