@@ -310,3 +310,51 @@ def test_the_compiled_search_equals_the_vectorized_one(lab_build, lab_ib_build, 
                 assert (a == b).all()
             assert np.allclose(compiled.bandwidth, vectorized.bandwidth)
             assert all((compiled.received[f] == vectorized.received[f]).all() for f in compiled.received)
+
+
+def _renumber(build: Path, device: str, asn: int) -> None:
+    """Give `device` (an EOS switch) another ASN, and every neighbour of it the same, so its sessions stay up."""
+    path = build / "devices" / device / "structured-config.json"
+    cfg = json.loads(path.read_text())
+    old = str(cfg["router_bgp"]["as"])
+    cfg["router_bgp"]["as"] = str(asn)
+    path.write_text(json.dumps(cfg))
+    mine = {e["ip_address"].split("/")[0] for e in cfg["ethernet_interfaces"] if e.get("ip_address")}
+    for conf in build.glob("devices/*/frr.conf"):
+        text = conf.read_text()
+        for a in mine:
+            text = text.replace(f"neighbor {a} remote-as {old}\n", f"neighbor {a} remote-as {asn}\n")
+        conf.write_text(text)
+    for sc in build.glob("devices/*/structured-config.json"):
+        data = json.loads(sc.read_text())
+        for n in data.get("router_bgp", {}).get("neighbors", []):
+            if n["ip_address"] in mine:
+                n["remote_as"] = str(asn)
+        sc.write_text(json.dumps(data))
+
+
+def test_a_rack_switch_that_passes_routes_on_makes_valleys(lab_build, tmp_path):
+    """A front-end rack switch whose export permits everything, between two FSWs of different ASNs: paths from one
+    FSW down to it and up to the other are valleys (RFC 7938's rack switches send only their own prefixes)."""
+    build = _copy(lab_build, tmp_path)
+    _renumber(build, "z01-fsw02", 4210000099)
+    code, report = run(str(build))
+    assert code == 0, report["findings"]                     # another ASN, both ends agreeing: still clean
+    _edit(build, "z01-r001-frsw", "frr.conf", "route-map EXPORT_V4 permit 10\n match ip address prefix-list "
+          "ORIGINATE_V4\n", "route-map EXPORT_V4 permit 10\n")
+    code, report = run(str(build))
+    assert code == 1
+    valleys = _rules(report)["valley"]
+    assert valleys and all("go down a tier and up again" in f["message"] for f in valleys)
+    assert any("z01-fsw0" in f["message"] for f in valleys)
+
+
+def test_a_storage_rack_switch_that_sends_nothing_breaks_the_front_ends_reach(lab_build, tmp_path):
+    build = _copy(lab_build, tmp_path)
+    _edit(build, "s1-r01-frsw", "frr.conf", " match ip address prefix-list ORIGINATE_V4\n",
+          " match ip address prefix-list NOTHING_V4\n")
+    code, report = run(str(build))
+    assert code == 1
+    reach = _rules(report)["frontend-reach"]
+    assert {f["file"] for f in reach} >= {"devices/z01-r001-frsw/frr.conf", "devices/z02-r002-frsw/frr.conf"}
+    assert all("of storage rack s1-r01 (s1-r01-frsw)" in f["message"] for f in reach)
