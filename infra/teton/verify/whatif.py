@@ -127,118 +127,182 @@ def sides(model: Model, fabric: Fabric, solution: Solution, down: Down, failure:
     return Sides(model, solution, origin, down, failure)
 
 
+@dataclass
+class _Static:
+    """What the report needs of a model and its fabric that no failure changes, as arrays."""
+
+    net_code: np.ndarray                  # per switch: its network's number (-1: none)
+    up_src: np.ndarray                    # one edge per (switch, port) going up a tier: its switch, speed, edges
+    up_speed: np.ndarray
+    up_edges: list[tuple[str, np.ndarray]]
+    low_up: np.ndarray                    # per link to a switch of the model: the upper switch, the lower device,
+    low_dev: np.ndarray                   # its speed and its ends
+    low_speed: np.ndarray
+    low_keys: list[frozenset[str]]
+    names: dict[str, int]                 # every device of the fabric, numbered
+    nic_host: np.ndarray                  # per GPU host NIC on a rack switch: host, rack switch (its column), rail
+    nic_peer: np.ndarray
+    nic_col: np.ndarray
+    nic_rail: np.ndarray
+    nic_keys: list[frozenset[str]]
+    rails: list[str]
+    racks: np.ndarray
+
+
+_STATIC: dict[tuple[int, int], tuple[Model, Fabric, _Static]] = {}
+
+
+def _static(m: Model, fabric: Fabric) -> _Static:
+    got = _STATIC.get((id(m), id(fabric)))
+    if got is not None and got[0] is m and got[1] is fabric:
+        return got[2]
+    nets = sorted({x for x in m.network if x})
+    net_code = np.array([nets.index(x) if x else -1 for x in m.network], dtype=np.int64)
+    seen: dict[tuple[int, str], int] = {}
+    per_fam: dict[str, list[int]] = defaultdict(list)
+    up_src, up_speed = [], []
+    for fam, g in sorted(m.graphs.items()):
+        for e in np.flatnonzero(m.tier[g.dst] > m.tier[g.src]):
+            key = (int(g.src[e]), g.src_port[e])
+            if key not in seen:
+                seen[key] = len(up_src)
+                up_src.append(key[0])
+                up_speed.append(float(g.speed[e]))
+                per_fam[fam].append(int(e))
+    names = {n: k for k, n in enumerate(fabric.devices)}
+    low = [(m.index[lk.b.device], names.get(lk.a.device, -1), float(lk.speed_gbps),
+            frozenset({f"{lk.a.device}:{lk.a.port}", f"{lk.b.device}:{lk.b.port}"}))
+           for lk in fabric.links if lk.b.device in m.index]
+    racks = np.array([i for i in range(m.n) if m.role[i] == "rtsw"], dtype=np.int64)
+    col = {int(i): k for k, i in enumerate(racks)}
+    nics = [(names[d.name], m.index[nic.peer], col[m.index[nic.peer]], nic.name,
+             frozenset({f"{d.name}:{nic.name}", f"{nic.peer}:{nic.peer_port}"}))
+            for d in fabric.devices.values() if d.role == "host" for nic in d.interfaces
+            if nic.kind == "host-rtsw" and nic.peer in m.index and m.index[nic.peer] in col]
+    rails = sorted({x[3] for x in nics})
+    st = _Static(net_code, np.array(up_src, dtype=np.int64), np.array(up_speed),
+                 [(f, np.array(es, dtype=np.int64)) for f, es in per_fam.items()],
+                 np.array([x[0] for x in low], dtype=np.int64), np.array([x[1] for x in low], dtype=np.int64),
+                 np.array([x[2] for x in low]), [x[3] for x in low], names,
+                 np.array([x[0] for x in nics], dtype=np.int64), np.array([x[1] for x in nics], dtype=np.int64),
+                 np.array([x[2] for x in nics], dtype=np.int64),
+                 np.array([rails.index(x[3]) for x in nics], dtype=np.int64), [x[4] for x in nics], rails, racks)
+    _STATIC[(id(m), id(fabric))] = (m, fabric, st)
+    return st
+
+
 def _tier_table(s: Sides, fabric: Fabric) -> dict[tuple[str, int, str], dict[str, Any]]:
     """(network, zone, role) -> the fewest paths and least bandwidth towards another rack's prefix, and the worst
     oversubscription."""
     m = s.model
-    cols = np.array([i for i in range(m.n) if not s.down.nodes[i] and m.role[i]
-                     and m.network[i] in ("roce", "frontend")], dtype=np.int64)
-    if not len(cols) or not len(s.origin):
-        return {}
-    net_rows = np.array([m.network[o] if o >= 0 else "" for o in s.origin])
-    net_cols = np.array([m.network[i] for i in cols])
-    mine = (net_rows[:, None] == net_cols[None, :]) & (s.origin[:, None] != cols[None, :]) & (s.origin[:, None] >= 0)
-    dist = s.solution.dist[:, cols]
-    reached = mine & (dist > 0)
-    big = np.iinfo(np.int32).max
-    paths = np.where(reached, s.solution.width[:, cols].astype(np.int32), np.int32(big)).min(axis=0)
-    bws = np.where(reached, s.solution.bandwidth[:, cols], np.inf).min(axis=0)
-    unreached = (mine & (dist < 0)).sum(axis=0)
-    has = mine.any(axis=0)
+    st = _static(m, fabric)
     down_gbps = _downlinks(m, fabric, s)
-    up_gbps = _uplinks(m, s)
+    up_gbps = _uplinks(m, s, st)
+    row_net = np.where(s.origin >= 0, st.net_code[np.maximum(s.origin, 0)], -1)
     out: dict[tuple[str, int, str], dict[str, Any]] = {}
-    for k, i in enumerate(cols):
-        if not has[k]:
+    big = np.int32(np.iinfo(np.int32).max)
+    for code in sorted(set(row_net.tolist()) - {-1}):
+        rows = np.flatnonzero(row_net == code)
+        cols = np.flatnonzero((st.net_code == code) & ~s.down.nodes &
+                              np.array([bool(r) for r in m.role]) & (m.tier > 0))
+        if not len(cols):
             continue
-        key = (m.network[i], int(m.zone[i]), m.role[i])
-        t = out.setdefault(key, {"switches": 0, "paths": None, "bandwidth_gbps": None, "unreached": 0,
-                                 "oversubscription": None, "worst": ""})
-        t["switches"] += 1
-        t["unreached"] += int(unreached[k])
-        if paths[k] == big:
-            continue
-        lo, lbw = int(paths[k]), float(bws[k])
-        t["paths"] = lo if t["paths"] is None else min(t["paths"], lo)
-        t["bandwidth_gbps"] = lbw if t["bandwidth_gbps"] is None else min(t["bandwidth_gbps"], lbw)
-        if down_gbps[i] > 0 and m.tier[i] < 3:
-            up = up_gbps[i]
-            ratio = round(down_gbps[i] / up, 3) if up > 0 else float("inf")
-            if t["oversubscription"] is None or ratio > t["oversubscription"]:
-                t["oversubscription"], t["worst"] = ratio, m.names[i]
+        mine = np.ones((len(rows), len(cols)), dtype=bool)
+        own = s.origin[rows][:, None] == cols[None, :]
+        mine &= ~own
+        dist = s.solution.dist[np.ix_(rows, cols)]
+        reached = mine & (dist > 0)
+        paths = np.where(reached, s.solution.width[np.ix_(rows, cols)].astype(np.int32), big).min(axis=0)
+        bws = np.where(reached, s.solution.bandwidth[np.ix_(rows, cols)], np.inf).min(axis=0)
+        unreached = (mine & (dist < 0)).sum(axis=0)
+        for k, i in enumerate(cols):
+            key = (m.network[i], int(m.zone[i]), m.role[i])
+            t = out.setdefault(key, {"switches": 0, "paths": None, "bandwidth_gbps": None, "unreached": 0,
+                                     "oversubscription": None, "worst": ""})
+            t["switches"] += 1
+            t["unreached"] += int(unreached[k])
+            if paths[k] == big:
+                continue
+            lo, lbw = int(paths[k]), float(bws[k])
+            t["paths"] = lo if t["paths"] is None else min(t["paths"], lo)
+            t["bandwidth_gbps"] = lbw if t["bandwidth_gbps"] is None else min(t["bandwidth_gbps"], lbw)
+            if down_gbps[i] > 0 and m.tier[i] < 3:
+                up = up_gbps[i]
+                ratio = round(down_gbps[i] / up, 3) if up > 0 else float("inf")
+                if t["oversubscription"] is None or ratio > t["oversubscription"]:
+                    t["oversubscription"], t["worst"] = ratio, m.names[i]
     return out
 
 
-def _uplinks(m: Model, s: Sides) -> np.ndarray:
+def _uplinks(m: Model, s: Sides, st: _Static) -> np.ndarray:
     """Per switch, the capacity of its sessions up a tier still up (one per port, whatever the families), Gb/s."""
-    seen: set[tuple[int, str]] = set()
-    out = np.zeros(m.n)
-    for fam, g in m.graphs.items():
-        alive = ~s.down.edges[fam] & ~s.down.nodes[g.src] & ~s.down.nodes[g.dst]
-        for e in np.flatnonzero(alive & (m.tier[g.dst] > m.tier[g.src])):
-            key = (int(g.src[e]), g.src_port[e])
-            if key not in seen:
-                seen.add(key)
-                out[key[0]] += g.speed[e]
-    return out
+    alive = np.zeros(len(st.up_src), dtype=bool)
+    at = 0
+    for fam, edges in st.up_edges:
+        g = m.graphs[fam]
+        alive[at:at + len(edges)] = ~s.down.edges[fam][edges] & ~s.down.nodes[g.src[edges]] & \
+            ~s.down.nodes[g.dst[edges]]
+        at += len(edges)
+    return np.bincount(st.up_src, weights=st.up_speed * alive, minlength=m.n)
+
+
+def _dead_devices(st: _Static, s: Sides) -> np.ndarray:
+    dead = np.zeros(len(st.names) + 1, dtype=bool)
+    for d in s.failure.devices:
+        if d in st.names:
+            dead[st.names[d]] = True
+    return dead
 
 
 def _downlinks(m: Model, fabric: Fabric, s: Sides) -> np.ndarray:
     """Per switch, the capacity of its links to the tier below (hosts for a rack switch) still up, Gb/s."""
-    cut = {frozenset(x) for x in s.failure.links}
-    out = np.zeros(m.n)
-    dead = set(s.failure.devices)
-    for link in fabric.links:
-        up, low = link.b.device, link.a.device
-        i = m.index.get(up)
-        if i is None or up in dead or low in dead:
-            continue
-        if frozenset({f"{low}:{link.a.port}", f"{up}:{link.b.port}"}) in cut:
-            continue
-        out[i] += link.speed_gbps
-    return out
+    st = _static(m, fabric)
+    dead = _dead_devices(st, s)
+    alive = ~s.down.nodes[st.low_up] & ~dead[st.low_dev]
+    if s.failure.links:
+        cut = {frozenset(x) for x in s.failure.links}
+        alive &= np.array([k not in cut for k in st.low_keys], dtype=bool)
+    return np.bincount(st.low_up, weights=st.low_speed * alive, minlength=m.n)
 
 
 def rail_pairs(fabric: Fabric, s: Sides) -> dict[str, dict[str, Any]]:
     """Per rail: same-rail GPU host pairs, and how many of them have a path (both NICs attached, both rack switches
     with routes to each other's rack prefixes)."""
     m = s.model
-    racks = [i for i in range(m.n) if m.role[i] == "rtsw"]
-    if not racks:
+    st = _static(m, fabric)
+    racks = st.racks
+    if not len(racks):
         return {}
-    col = {i: k for k, i in enumerate(racks)}
+    col = np.full(m.n, -1, dtype=np.int64)
+    col[racks] = np.arange(len(racks))
     ok = np.ones((len(racks), len(racks)), dtype=bool)
-    for r, o in enumerate(s.origin):
-        if o in col:
-            has = s.solution.dist[r, racks] >= 0
-            has[col[int(o)]] = True
-            ok[:, col[int(o)]] &= has
+    rows = np.flatnonzero((s.origin >= 0) & (col[np.maximum(s.origin, 0)] >= 0))
+    if len(rows):
+        has = s.solution.dist[np.ix_(rows, racks)] >= 0
+        owners = col[s.origin[rows]]
+        has[np.arange(len(rows)), owners] = True
+        order = np.argsort(owners, kind="stable")
+        owners, has = owners[order], has[order]
+        starts = np.flatnonzero(np.r_[True, owners[1:] != owners[:-1]])
+        ok[:, owners[starts]] = np.logical_and.reduceat(has, starts, axis=0).T
     ok &= ok.T
-    for i in racks:
-        if s.down.nodes[i]:
-            ok[col[i], :] = ok[:, col[i]] = False
-    cut = {frozenset(x) for x in s.failure.links}
-    dead = set(s.failure.devices)
-    rails: dict[str, np.ndarray] = {}
-    hosts: dict[str, list[tuple[str, int]]] = defaultdict(list)
-    for d in fabric.devices.values():
-        if d.role != "host":
-            continue
-        for nic in d.interfaces:
-            if nic.kind != "host-rtsw" or nic.peer not in m.index or m.index[nic.peer] not in col:
-                continue
-            attached = d.name not in dead and nic.peer not in dead and \
-                frozenset({f"{d.name}:{nic.name}", f"{nic.peer}:{nic.peer_port}"}) not in cut
-            counts = rails.setdefault(nic.name, np.zeros(len(racks)))
-            if attached:
-                counts[col[m.index[nic.peer]]] += 1
-            hosts[nic.name].append((d.name, col[m.index[nic.peer]] if attached else -1))
+    down = s.down.nodes[racks]
+    ok[down, :] = False
+    ok[:, down] = False
+    dead = _dead_devices(st, s)
+    attached = ~dead[st.nic_host] & ~s.down.nodes[st.nic_peer]
+    if s.failure.links:
+        cut = {frozenset(x) for x in s.failure.links}
+        attached &= np.array([k not in cut for k in st.nic_keys], dtype=bool)
+    okf = np.where(ok, 1.0, 0.0)
     out = {}
-    for rail, n in sorted(rails.items()):
+    for r, rail in enumerate(st.rails):
+        mine = st.nic_rail == r
+        n = np.bincount(st.nic_col[mine & attached], minlength=len(racks)).astype(np.float64)
         same = float((n * (n - 1) / 2).sum())
-        across = float((n @ np.where(ok, 1.0, 0.0) @ n - (n * n * np.diag(ok)).sum()) / 2)
-        total = len(hosts[rail]) * (len(hosts[rail]) - 1) // 2
-        out[rail] = {"pairs": total, "with_path": int(round(same + across))}
+        across = float((n @ okf @ n - (n * n * np.diag(okf)).sum()) / 2)
+        total = int(mine.sum())
+        out[rail] = {"pairs": total * (total - 1) // 2, "with_path": int(round(same + across))}
     return out
 
 
