@@ -134,7 +134,7 @@ class _Static:
     net_code: np.ndarray                  # per switch: its network's number (-1: none)
     up_src: np.ndarray                    # one edge per (switch, port) going up a tier: its switch, speed, edges
     up_speed: np.ndarray
-    up_edges: list[tuple[str, np.ndarray]]
+    up_edges: list[tuple[Family, np.ndarray]]
     low_up: np.ndarray                    # per link to a switch of the model: the upper switch, the lower device,
     low_dev: np.ndarray                   # its speed and its ends
     low_speed: np.ndarray
@@ -159,8 +159,9 @@ def _static(m: Model, fabric: Fabric) -> _Static:
     nets = sorted({x for x in m.network if x})
     net_code = np.array([nets.index(x) if x else -1 for x in m.network], dtype=np.int64)
     seen: dict[tuple[int, str], int] = {}
-    per_fam: dict[str, list[int]] = defaultdict(list)
-    up_src, up_speed = [], []
+    per_fam: dict[Family, list[int]] = defaultdict(list)
+    up_src: list[int] = []
+    up_speed: list[float] = []
     for fam, g in sorted(m.graphs.items()):
         for e in np.flatnonzero(m.tier[g.dst] > m.tier[g.src]):
             key = (int(g.src[e]), g.src_port[e])
