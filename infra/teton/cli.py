@@ -1,5 +1,5 @@
-"""teton's command line: validate, plan, render, diff, drift, twin, ib, targets, schema.  The only place that prints
-and exits."""
+"""teton's command line: validate, plan, render, verify, diff, drift, twin, ib, targets, schema.  The only place that
+prints and exits."""
 
 from __future__ import annotations
 
@@ -481,6 +481,47 @@ def diff(old: str, new: str, fmt: str, allow_high: bool, context: int, output: s
     if code == 2:
         err.print("[red]refused[/red]: the verdict is HIGH (give --allow-high to accept it)", markup=True)
     sys.exit(code)
+
+
+@main.command("verify")
+@click.argument("build", type=click.Path(file_okay=False))
+@click.option("--fail", "fail", multiple=True, metavar="DEVICE|LINK",
+              help="what if this fails (repeatable): a device, or a link DEV:PORT--DEV:PORT (or DEV:PORT)")
+@click.option("--fail-each", metavar="ROLE", help="every single failure of the devices of ROLE (ctsw, atsw, fsw ...), "
+              "and the worst")
+@click.option("--dask", "dask_address", metavar="tcp://HOST:PORT|local|off", default=None,
+              help="solve on a Dask cluster: a scheduler's address, `local` (a LocalCluster on this machine) or `off`; "
+              "default: a LocalCluster when the build is large, else in this process")
+@click.option("--json", "as_json", is_flag=True, help="the report as JSON")
+def verify_cmd(build: str, fail: tuple[str, ...], fail_each: str | None, dask_address: str | None,
+               as_json: bool) -> None:
+    """Prove the cluster's routing from BUILD's rendered switch configs: the BGP sessions both ends agree on, every
+    switch's best routes to every prefix (RFC 7938 eBGP, ECMP within maximum-paths), then the design's promises
+    (rack prefixes everywhere with its ECMP widths, loopbacks, the front end's reach, no link subnet leaked, no
+    valley, nothing it does not originate).  Exit 1 when an assertion fails, 2 on bad input."""
+    from teton.verify.distributed import mapper_for
+    from teton.verify.report import summary, sweep_lines, whatif_lines
+    from teton.verify.run import verify
+
+    with _bad_input(as_json), _progress("verifying"):
+        with mapper_for(dask_address, Path(build)) as mapper:
+            result = verify(Path(build), fail, fail_each, mapper)
+    if as_json:
+        click.echo(json.dumps(result.to_json(), indent=1, sort_keys=True))
+    else:
+        for f in result.findings:
+            colour = "red" if f.severity == "error" else "yellow"
+            out.print(f"[{colour}]{f.severity}[/{colour}]: {escape(str(f))}", markup=True)
+        for w in result.whatif:
+            for line in whatif_lines(w):
+                out.print(escape(line))
+        if result.sweep is not None:
+            for line in sweep_lines(result.sweep):
+                out.print(escape(line))
+        errors = sum(1 for f in result.findings if f.severity == "error")
+        err.print(summary(result) + (f"; {errors} assertion(s) failed" if errors else "; every assertion holds"))
+    if not result.ok:
+        sys.exit(1)
 
 
 @main.command("drift")

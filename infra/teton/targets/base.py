@@ -26,6 +26,8 @@ from teton.fabric.intent import Routing
 from teton.fabric.model import Device, Fabric
 from teton.findings import Finding
 from teton.secrets import resolve
+from teton.targets.bgpview import BgpView, PortAddress
+from teton.targets.frr_read import read_frr_bgp
 from teton.targets.parallel import map_chunks, render_devices
 
 Files = dict[str, str]
@@ -219,6 +221,43 @@ class DeviceTarget(Target):
         """The device's view from its files (None if they cannot be read back: a finding says why); with `state`
         (vendor checks on), also the vendor's findings."""
         raise NotImplementedError
+
+    def read_bgp(self, source: BuildFiles, device: Device) -> BgpView | None:
+        """The device's BGP as its files configure it (`teton verify`'s model; None: it runs no BGP).  By default
+        from its view's frr.conf over the view's port addresses; a target whose files are no frr.conf, or that can
+        read less than a whole view, overrides it.  Raises what `read_device` raises."""
+        view, _ = self.read_device(source, device, None)
+        if view is None or view.frr_conf is None:
+            return None
+        ports = [PortAddress(port, cidr) for port, p in view.interfaces.items() for cidr in p.addresses]
+        return read_frr_bgp(view.name, view.file, view.frr_conf, ports, view.loopbacks)
+
+    def read_bgp_views(self, source: BuildFiles, fabric: Fabric) -> tuple[list[BgpView], list[Finding]]:
+        """`read_bgp` of every device of this target, on all cores; a device that cannot be read is a finding."""
+        views: list[BgpView] = []
+        findings: list[Finding] = []
+        for v, f in map_chunks(partial(self._bgp_chunk, source, fabric), [d.name for d in self.devices(fabric)]):
+            views += v
+            findings += f
+        return views, findings
+
+    def _bgp_chunk(self, source: BuildFiles, fabric: Fabric,
+                   names: Sequence[str]) -> tuple[list[BgpView], list[Finding]]:
+        views: list[BgpView] = []
+        findings: list[Finding] = []
+        for name in names:
+            try:
+                view = self.read_bgp(source, fabric.devices[name])
+            except BuildFileError as exc:
+                findings.append(Finding(exc.path, "", exc.problem, rule="io"))
+                continue
+            except (ValueError, KeyError, TypeError, AttributeError, IndexError) as exc:
+                findings.append(Finding(device_dir(name), "", f"cannot be read back: {type(exc).__name__}: {exc}",
+                                        rule="io"))
+                continue
+            if view is not None:
+                views.append(view)
+        return views, findings
 
     @staticmethod
     def path(device: str, file: str) -> str:

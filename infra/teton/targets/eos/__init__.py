@@ -17,7 +17,9 @@ from teton.catalogue.naming import PortPlace
 from teton.fabric.model import Device, Fabric
 from teton.findings import Finding
 from teton.targets.base import BuildFileError, BuildFiles, DeviceTarget, DeviceView, Files, RenderContext
+from teton.targets.bgpview import BgpView
 from teton.targets.eos.avd import AvdValidationError, render_eos_config, validate_and_render
+from teton.targets.eos.bgp import read_eos_bgp
 from teton.targets.eos.readback import read_eos
 from teton.targets.eos.secrets import resolve_structured_config
 from teton.targets.eos.structured import structured_config
@@ -81,6 +83,13 @@ class EosTarget(DeviceTarget):
             findings.append(Finding(path, "", f"cannot be read back: {type(exc).__name__}: {exc}", rule="io"))
             return None, findings
         return view, findings + found
+
+    def read_bgp(self, source: BuildFiles, device: Device) -> BgpView | None:
+        path = self.path(device.name, STRUCTURED)
+        cfg = source.json(path)
+        if not isinstance(cfg, dict):
+            raise BuildFileError(path, "not a JSON object")
+        return read_eos_bgp(device.name, cfg)
 
 
     def _startup_matches(self, source: BuildFiles, device: Device, expected: str) -> list[Finding]:

@@ -16,11 +16,12 @@ from teton.catalogue.naming import PortPlace
 from teton.fabric.intent import Buffers, Qos
 from teton.fabric.model import Device, Fabric
 from teton.findings import Finding
-from teton.targets.base import BuildFiles, DeviceTarget, DeviceView, Files, RenderContext
+from teton.targets.base import BuildFileError, BuildFiles, DeviceTarget, DeviceView, Files, RenderContext
+from teton.targets.bgpview import BgpView
 from teton.targets.frr import render_frr
 from teton.targets.sonic.config_db import config_db, dump_config_db
 from teton.targets.sonic.management import MGMT_VRF
-from teton.targets.sonic.readback import read_sonic
+from teton.targets.sonic.readback import read_sonic, read_sonic_bgp
 from teton.targets.sonic.sku import buffers_template, pg_profile_lookup, qos_template
 from teton.targets.sonic.validate import SplitValidator, yang_findings
 from teton.targets.transports import register_transport
@@ -114,6 +115,12 @@ class SonicTarget(DeviceTarget):
             findings.append(Finding(path, "", f"cannot be read back: {type(exc).__name__}: {exc}", rule="io"))
             return None, findings
         return view, findings + found
+
+    def read_bgp(self, source: BuildFiles, device: Device) -> BgpView | None:
+        db = source.json(self.path(device.name, "config_db.json"))
+        if not isinstance(db, dict):
+            raise BuildFileError(self.path(device.name, "config_db.json"), "not a JSON object")
+        return read_sonic_bgp(device.name, db, source.text(self.path(device.name, "frr.conf")))
 
 
 TARGET = SonicTarget()

@@ -11,6 +11,8 @@ from teton.buildfolder import device_path
 from teton.findings import Finding
 from teton.frr.conf import bgp_config
 from teton.targets.base import DeviceView, PortView, QosView, QueueView, Session
+from teton.targets.bgpview import BgpView, PortAddress
+from teton.targets.frr_read import read_frr_bgp
 
 
 def read_sonic(name: str, db: dict[str, Any], frr: str) -> tuple[DeviceView, list[Finding]]:
@@ -78,3 +80,22 @@ def _queues(db: dict[str, Any]) -> list[QueueView]:
         out.append(QueueView(port, int(queue), strict, None if strict else int(s.get("weight", 1)), ecn,
                              f"QUEUE|{key}"))
     return out
+
+
+def sonic_ports(db: dict[str, Any]) -> tuple[list[PortAddress], list[str]]:
+    """config_db.json's routed port addresses (INTERFACE; a port whose PORT row says admin_status down is down) and
+    loopbacks (LOOPBACK_INTERFACE)."""
+    ports = db.get("PORT", {})
+    out = []
+    for key in db.get("INTERFACE", {}):
+        if "|" in key:
+            port, cidr = key.split("|", 1)
+            out.append(PortAddress(port, cidr, str(ports.get(port, {}).get("admin_status", "up")) != "down"))
+    loopbacks = [k.split("|", 1)[1] for k in db.get("LOOPBACK_INTERFACE", {}) if "|" in k]
+    return out, loopbacks
+
+
+def read_sonic_bgp(name: str, db: dict[str, Any], frr: str) -> BgpView | None:
+    """What SONiC's bgpd runs (frr.conf, as-is in split-unified mode) over config_db.json's ports and loopbacks."""
+    ports, loopbacks = sonic_ports(db)
+    return read_frr_bgp(name, device_path(name, "frr.conf"), frr, ports, loopbacks)

@@ -1,0 +1,64 @@
+"""`teton verify` of the 24k references (issue 22): the RoCE and the InfiniBand builds clean with their counts; one CTSW
+failed keeps every same-rail pair's path and narrows its zone's RTSWs from 16 to 15 paths, as the design has it; the
+sweep of every single CTSW failure covers all 128."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import INVENTORY
+from teton.build import build_fabric, load_and_design
+from teton.verify.distributed import mapper_for
+from teton.verify.run import verify
+
+pytestmark = pytest.mark.scale24k
+
+
+def _render(spec: str, out: Path) -> Path:
+    return build_fabric(load_and_design(INVENTORY / spec).fabric, out, only=("sonic", "eos", "fabric")).path
+
+
+@pytest.fixture(scope="module")
+def roce24k(tmp_path_factory) -> Path:
+    return _render("reference-roce-24k.yaml", tmp_path_factory.mktemp("verify") / "roce24k")
+
+
+def test_the_24k_roce_build_is_clean_with_what_it_checked(roce24k):
+    with mapper_for(None, roce24k) as mapper:
+        r = verify(roce24k, mapper=mapper)
+    assert r.ok and r.findings == []
+    c = r.counts
+    assert c["switches"] == 3337
+    assert c["sessions"] == {"ipv4": 35108, "ipv6": 28160, "total": 63268}
+    assert c["prefixes"] == {"ipv4": 6467, "ipv6": 3228, "total": 9695}
+    assert c["routes"] == 16244263
+
+
+def test_one_ctsw_failed_on_the_24k_keeps_same_rail_paths_and_narrows_its_zone_16_to_15(roce24k):
+    with mapper_for(None, roce24k) as mapper:
+        r = verify(roce24k, fail=["z01-ctsw01"], mapper=mapper)
+    (w,) = r.whatif
+    tiers = {(t["network"], t["zone"], t["role"]): t for t in w["tiers"]}
+    rtsw = tiers[("roce", 1, "rtsw")]
+    assert rtsw["paths"] == [16, 15] and rtsw["design_paths"] == 15 and rtsw["switches"] == 192
+    assert tiers[("roce", 2, "rtsw")]["paths"] == [16, 16]
+    assert w["pairs_lost"] == 0 and all(x["with_path"][0] == x["with_path"][1] == x["pairs"] for x in w["rails"])
+    assert len(w["rails"]) == 8 and w["deviations"] == []
+
+
+def test_every_single_ctsw_failure_of_the_24k_and_the_worst(roce24k):
+    r = verify(roce24k, fail_each="ctsw")
+    s = r.sweep
+    assert s is not None and s["failures"] == 128 and len(s["each"]) == 128
+    assert s["worst"]["pairs_lost"] == 0 and s["worst"]["drop"]["paths"][1] == 15
+
+
+def test_the_24k_ib_build_is_clean(tmp_path):
+    build = _render("reference-ib-24k.yaml", tmp_path / "ib24k")
+    with mapper_for(None, build) as mapper:
+        r = verify(build, mapper=mapper)
+    assert r.ok and r.findings == []
+    c = r.counts
+    assert c["sessions"]["ipv6"] == 0 and c["sessions"]["total"] > 0 and c["routes"] > c["switches"] * 100
