@@ -15,7 +15,7 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from tests.helpers import LAB, write_spec
+from tests.helpers import LAB, fboss, write_spec
 from teton.build import build
 from teton.cli import main
 from teton.findings import SpecError, TetonError
@@ -44,12 +44,9 @@ def state(fboss_dir):
 
 
 def fboss_lab(data: dict) -> dict:
-    """The lab with its RoCE rack switches and front-end RSWs on FBOSS.  BGP++ has no session password, so the
-    backend's goes (the target refuses it otherwise: test_a_bgp_password_is_refused_on_fboss_switches)."""
-    data["backend"]["rtsw"].update(model="minipack2", nos="fboss")
-    data["frontend"]["rsw"].update(model="wedge400", nos="fboss")
-    del data["backend"]["bgp"]["password_secret"]
-    return data
+    """The lab with its RoCE rack switches and front-end RSWs on FBOSS, without the backend's BGP password (the
+    target refuses one: test_a_bgp_password_is_refused_on_fboss_switches)."""
+    return fboss(data)
 
 
 @pytest.fixture(scope="module")
@@ -309,3 +306,23 @@ def test_read_back_of_a_switch_without_bgp(fboss_build):
     agent = _json(fboss_build, RTSW, "agent.conf")
     view, found = read_fboss(RTSW, agent, None, 0)
     assert found == [] and view.routing is None and view.sessions == [] and view.qos is not None
+
+
+def test_diff_against_the_sonic_spelling_lists_each_switchs_files_and_keeps_every_session(tmp_path, fboss_dir):
+    from teton.diff import diff_specs
+
+    sonic = yaml.safe_load(LAB.read_text())
+    del sonic["backend"]["bgp"]["password_secret"]            # the same intents, only the rack switches' NOS differs
+    old = write_spec(tmp_path, sonic, "sonic.yaml")
+    new = write_spec(tmp_path, fboss(copy.deepcopy(sonic)), "fboss.yaml")
+    report = json.loads(diff_specs(str(old), str(new)).render("json"))
+    switches = {d["name"]: d for d in report["devices"] if d["role"] in ("rtsw", "fe-rsw")}
+    assert len(switches) == 4 + 7
+    for name, d in switches.items():
+        assert {(f["path"].rsplit("/", 1)[1], f["status"]) for f in d["files"]} == {
+            ("agent.conf", "added"), ("bgpcpp.conf", "added"), ("config_db.json", "removed"),
+            ("frr.conf", "removed")}, name
+    assert report["summary"]["bgp_sessions_added"] == report["summary"]["bgp_sessions_removed"] == 0
+    ctsw = next(d for d in report["devices"] if d["name"] == "z01-ctsw01")
+    assert "-   description P2P z01-r001-rtsw Ethernet128\n+   description P2P z01-r001-rtsw eth4/1/1" in \
+        ctsw["files"][0]["diff"]                                # its peers see the FBOSS port names
