@@ -1,7 +1,7 @@
-"""FBOSS's live transport against the stand-in `ssh` of the SSH transports' tests (tests/targets/test_ssh_transports.py),
-here with the switch's /etc/coop in a folder and the placement's shell commands really run: each file placed
-atomically with the previous one kept, the agent told to reload and BGP++ restarted, the health check, drift and
-rollback.  No FBOSS runs here: what the agent and BGP++ do with the files is not exercised."""
+"""FBOSS's live transport against the stand-in `ssh` of the SSH transports' tests (test_ssh_transports.py), here
+with the switch's /etc/coop in a folder and the placement's shell commands really run: each file placed atomically
+with the previous one kept, the agent told to reload and BGP++ restarted, the health check, drift and rollback.  No
+FBOSS runs here: what the agent and BGP++ do with the files is not exercised."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ HOST = "192.0.2.16"
 
 # After the SONiC/OpenSM stand-in's own branches (none matches these): the switch's files under <state>/<host>/, the
 # transport's shell commands run there for real (sudo dropped), BGP++'s summary from <state>/<host>.fboss-summary.
-FBOSS_STAND_IN = STAND_IN + """
+FBOSS_STAND_IN = STAND_IN + f"""
 import subprocess
 root = os.path.join(state, host)
 if cmd.startswith(("sudo sh -c ", "sudo cat /etc/coop/")):
@@ -34,9 +34,9 @@ if cmd.startswith(("sudo sh -c ", "sudo cat /etc/coop/")):
     sys.stdout.write(r.stdout)
     sys.stderr.write(r.stderr)
     sys.exit(r.returncode)
-if cmd == %r:
+if cmd == {BGP_SUMMARY!r}:
     print(read("fboss-summary", "[]"), end="")
-""" % BGP_SUMMARY
+"""
 
 
 @pytest.fixture
