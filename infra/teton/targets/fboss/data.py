@@ -1,8 +1,8 @@
 """FBOSS's reference files: the pinned thrift IDL, the platform mappings of Wedge400 and Minipack2 and FBOSS's base
 agent configs for those boxes.  They are data, never copied into the repository: `find_fboss_dir` looks, in the order
-docs/checks.md documents, at `--fboss-dir` / $TETON_FBOSS_DIR, the folder beside the repository
-(`../shared/fboss`), then the pinned upstream commit `scripts/fetch-fboss-data` places in the cache where the network
-allows.  A folder counts when it has the layout of shared/fboss (its README lists it):
+docs/checks.md documents, at `--fboss-dir` / $TETON_FBOSS_DIR, then shared/fboss in the folder holding the checkout,
+then the pinned upstream commits `scripts/fetch-fboss-data` places in the cache where the network allows.  A folder
+counts when it has the layout of shared/fboss (its README lists it):
 
     idl/fboss/agent/agent_config.thrift ...       the IDL and its includes (bgp_config.thrift for BGP++)
     platform-mappings/<Name>PlatformMapping.json  FBOSS's platform mapping of a box, as the agent embeds it
