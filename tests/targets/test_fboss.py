@@ -326,3 +326,15 @@ def test_diff_against_the_sonic_spelling_lists_each_switchs_files_and_keeps_ever
     ctsw = next(d for d in report["devices"] if d["name"] == "z01-ctsw01")
     assert "-   description P2P z01-r001-rtsw Ethernet128\n+   description P2P z01-r001-rtsw eth4/1/1" in \
         ctsw["files"][0]["diff"]                                # its peers see the FBOSS port names
+
+
+def test_deploy_to_the_twin_runs_the_frr_spelling_of_an_fboss_switchs_read_back(fboss_build):
+    from teton.buildfolder import BuildFolder
+    from teton.deploy.transports import twin_frr_conf
+    from teton.targets.transports import Device
+
+    files = {p.name: p.read_text() for p in (fboss_build / "devices" / RTSW).iterdir()}
+    conf = twin_frr_conf(Device(RTSW, "fboss", files, fabric=BuildFolder(fboss_build).fabric()))
+    assert "router bgp 4201001001" in conf and " neighbor 10.1.0.0 remote-as 4200000101" in conf
+    assert " neighbor CTSW_V4 timers connect 1" in conf            # the design's: BGP++ has no such timer
+    assert "  aggregate-address 10.64.0.0/27 summary-only" in conf
