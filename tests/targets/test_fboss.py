@@ -15,7 +15,7 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from tests.helpers import LAB, fboss, write_spec
+from tests.helpers import LAB, dcqcn, fboss, write_spec
 from teton.build import build
 from teton.cli import main
 from teton.findings import SpecError, TetonError
@@ -338,3 +338,19 @@ def test_deploy_to_the_twin_runs_the_frr_spelling_of_an_fboss_switchs_read_back(
     assert "router bgp 4201001001" in conf and " neighbor 10.1.0.0 remote-as 4200000101" in conf
     assert " neighbor CTSW_V4 timers connect 1" in conf            # the design's: BGP++ has no such timer
     assert "  aggregate-address 10.64.0.0/27 summary-only" in conf
+
+
+def test_with_dcqcn_the_lossless_queue_marks_ecn_per_port_speed_and_reads_back(tmp_path, fboss_dir):
+    spec = write_spec(tmp_path, fboss(dcqcn(yaml.safe_load(LAB.read_text()))), "lab.yaml")
+    out = build(spec, tmp_path / "lab").path               # strict-checked as it renders
+    sw = _json(out, RTSW, "agent.conf")["sw"]
+    assert list(sw["portQueueConfigs"]) == ["queues-roce-400g"]
+    lossless = next(q for q in sw["portQueueConfigs"]["queues-roce-400g"] if q["id"] == 3)
+    from teton.buildfolder import BuildFolder
+    fabric = BuildFolder(out).fabric()
+    ecn = fabric.devices[RTSW].qos.ecn_for(400, "shallow")
+    assert lossless["aqms"] == [{"behavior": enums.AQM_ECN, "detection": {"linear": {
+        "minimumLength": ecn.min_bytes, "maximumLength": ecn.max_bytes, "probability": ecn.mark_percent}}}]
+    view, _ = read_fboss(RTSW, _json(out, RTSW, "agent.conf"), _json(out, RTSW, "bgpcpp.conf"), 5)
+    assert {q.ecn for q in view.qos.queues if q.queue == 3} == {(ecn.min_bytes, ecn.max_bytes, ecn.mark_percent)}
+    assert validate_rendered(out) == []

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -177,8 +176,3 @@ def walk(schema: Schema, value: Any, root: str) -> tuple[list[Issue], list[Note]
     w = Walker(schema)
     w.struct(value, schema.struct(root), "")
     return w.issues, w.notes
-
-
-def issues_in(issues: list[Issue]) -> Iterator[str]:
-    for i in issues:
-        yield f"{i.path}: {i.message}"
