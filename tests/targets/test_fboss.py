@@ -354,3 +354,12 @@ def test_with_dcqcn_the_lossless_queue_marks_ecn_per_port_speed_and_reads_back(t
     view, _ = read_fboss(RTSW, _json(out, RTSW, "agent.conf"), _json(out, RTSW, "bgpcpp.conf"), 5)
     assert {q.ecn for q in view.qos.queues if q.queue == 3} == {(ecn.min_bytes, ecn.max_bytes, ecn.mark_percent)}
     assert validate_rendered(out) == []
+
+
+def test_a_front_end_password_is_refused_at_its_own_spec_path(tmp_path, lab_data):
+    data = fboss_lab(lab_data)
+    data["frontend"]["password_secret"] = "bgp_frontend"
+    with pytest.raises(SpecError) as e:
+        build(write_spec(tmp_path, data), tmp_path / "b")
+    assert [(f.path, f.rule) for f in e.value.findings if f.severity == "error"] == [
+        ("frontend.password_secret", "fboss")]

@@ -50,15 +50,17 @@ class FbossTarget(DeviceTarget):
             tiers.setdefault(tier_path(d.role), []).append(d)
         for tier, ds in sorted(tiers.items()):
             plane = tier.split(".")[0]
+            bgp = "backend.bgp" if plane == "backend" else plane      # where the spec sets the plane's BGP
             r = [d.routing for d in ds if d.routing is not None]
             if any(x.password_secret for x in r):
-                yield Finding(file, f"{plane}.bgp.password_secret", f"the {tier} switches run FBOSS, whose BGP++ "
+                yield Finding(file, f"{bgp}.password_secret", f"the {tier} switches run FBOSS, whose BGP++ "
                               "config (BgpConfig) has no session password: their peers would sign the sessions and "
                               "they would not, so no session would come up; drop the password or run another NOS "
                               "on that tier", rule="fboss")
             if any(x.bfd for x in r):
-                yield Finding(file, f"{plane}.bgp.bfd", f"the {tier} switches run FBOSS, whose BGP++ config has no "
-                              "BFD: their sessions fail over on the hold timer only", rule="fboss", severity="warning")
+                yield Finding(file, f"{bgp}.bfd" if plane == "backend" else plane, f"the {tier} switches run FBOSS, "
+                              "whose BGP++ config has no BFD: their sessions fail over on the hold timer only",
+                              rule="fboss", severity="warning")
             if any(x.default_originate for x in r):
                 yield Finding(file, tier, f"the {tier} switches would originate a default route, which teton does "
                               "not spell for BGP++ yet", rule="fboss")
