@@ -363,3 +363,22 @@ def test_a_front_end_password_is_refused_at_its_own_spec_path(tmp_path, lab_data
         build(write_spec(tmp_path, data), tmp_path / "b")
     assert [(f.path, f.rule) for f in e.value.findings if f.severity == "error"] == [
         ("frontend.password_secret", "fboss")]
+
+
+def test_the_reference_files_are_found_as_documented_and_a_wrong_folder_is_one_line(tmp_path, monkeypatch, fboss_dir,
+                                                                                     lab_data):
+    from teton.targets.fboss import data
+
+    monkeypatch.setenv(data.ENV_VAR, str(tmp_path))
+    with pytest.raises(TetonError, match=rf"^FBOSS reference files: {tmp_path} has no idl/fboss/agent/"
+                                         rf"agent_config.thrift \(from --fboss-dir or TETON_FBOSS_DIR\)"):
+        data.find_fboss_dir()
+    assert data.find_fboss_dir(fboss_dir) == fboss_dir                  # explicit first
+    monkeypatch.setenv(data.ENV_VAR, str(fboss_dir))
+    assert data.find_fboss_dir() == fboss_dir
+    monkeypatch.delenv(data.ENV_VAR)
+    spec = write_spec(tmp_path, fboss_lab(lab_data))
+    result = CliRunner().invoke(main, ["--fboss-dir", str(tmp_path / "nothing"), "render", str(spec), "-o",
+                                       str(tmp_path / "b"), "--no-cache"])
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert "FBOSS reference files:" in result.output and "--fboss-dir" in result.output

@@ -48,8 +48,8 @@ def find_fboss_dir(explicit: str | Path | None = None) -> Path:
         folder = Path(given)
         if not _usable(folder):
             raise TetonError(f"FBOSS reference files: {folder} has no {_MARKER} (from "
-                             f"{'--fboss-dir' if explicit else ENV_VAR}); point it at a folder laid out as "
-                             "shared/fboss (docs/checks.md)")
+                             f"{'the caller' if explicit else f'--fboss-dir or {ENV_VAR}'}); point it at a folder "
+                             "laid out as shared/fboss (docs/checks.md)")
         return folder
     for folder in (SHARED_DIR, CACHED_DIR):
         if _usable(folder):
