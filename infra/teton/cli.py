@@ -4,6 +4,7 @@ prints and exits."""
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -78,8 +79,13 @@ def _progress(label: str, enabled: bool = True) -> Iterator[Any]:
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="teton")
-def main() -> None:
+@click.option("--fboss-dir", type=click.Path(file_okay=False), envvar="TETON_FBOSS_DIR", default=None,
+              help="FBOSS's reference files: IDL, platform mappings, base configs (default: shared/fboss in the "
+              "folder holding the repo, then the copy scripts/fetch-fboss-data fetched; see docs/checks.md)")
+def main(fboss_dir: str | None) -> None:
     """teton: GPU training clusters as code (spec -> fabric -> configs -> deploy)."""
+    if fboss_dir:
+        os.environ["TETON_FBOSS_DIR"] = fboss_dir   # every command, and the workers it forks, finds them there
 
 
 SPEC_TIMEOUT = click.option("--spec-timeout", type=click.FloatRange(min=0, min_open=True), default=None,

@@ -16,8 +16,21 @@ from teton.targets import DeviceTarget, RenderContext
 DEVICE_TARGETS = [t for t in targets.targets() if isinstance(t, DeviceTarget)]
 
 
+@pytest.fixture(scope="module")
+def fboss_lab_fabric(tmp_path_factory):
+    """The lab with FBOSS rack switches: the lab itself has none."""
+    import yaml
+
+    from tests.helpers import LAB, fboss, write_spec
+    from teton.design import design
+    from teton.spec.load import load_spec
+
+    return design(load_spec(write_spec(tmp_path_factory.mktemp("spec"), fboss(yaml.safe_load(LAB.read_text())))))
+
+
 @pytest.mark.parametrize("target", DEVICE_TARGETS, ids=lambda t: t.name)
-def test_every_device_renders_the_same_from_its_slice_alone(lab_fabric, target):
+def test_every_device_renders_the_same_from_its_slice_alone(lab_fabric, fboss_lab_fabric, target):
+    lab_fabric = fboss_lab_fabric if target.nos == "fboss" else lab_fabric
     ctx = RenderContext()
     state = target.chunk_state(ctx)
     devices = target.devices(lab_fabric)

@@ -90,10 +90,10 @@ def test_bgp_timers_come_from_the_spec_model_alone(tmp_path, lab_data):
 
 
 def test_a_nos_without_a_target_is_an_error_naming_the_tier(tmp_path, lab_data):
-    lab_data["backend"]["rtsw"]["nos"] = "fboss"        # minipack2 runs FBOSS; teton has no FBOSS target yet
+    lab_data["backend"]["rtsw"]["nos"] = "cumulus"      # a NOS teton has no target for
     result = CliRunner().invoke(main, ["render", str(write_spec(tmp_path, lab_data)), "-o", str(tmp_path / "b")])
     assert result.exit_code == 2 and "Traceback" not in result.output
-    assert "backend.rtsw.nos" in result.output and "no target renders 'fboss'" in result.output
+    assert "backend.rtsw.nos" in result.output and "no target renders 'cumulus'" in result.output
     assert "rtsw switches would get no configuration" in result.output
     assert not (tmp_path / "b").exists()
 

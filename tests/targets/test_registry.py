@@ -67,9 +67,10 @@ def frr_target():
 
 
 def test_the_builtin_registry_lists_every_target_package():
-    assert targets.names() == ["ansible", "cabling", "eos", "fabric", "hosts", "kubernetes", "opensm", "slurm",
-                              "sonic"]
-    assert targets.nos_target("sonic").name == "sonic" and targets.nos_target("fboss") is None
+    assert targets.names() == ["ansible", "cabling", "eos", "fabric", "fboss", "hosts", "kubernetes", "opensm",
+                              "slurm", "sonic"]
+    assert targets.nos_target("sonic").name == "sonic" and targets.nos_target("fboss").name == "fboss"
+    assert targets.nos_target("frr") is None
 
 
 def test_without_its_target_a_new_nos_is_refused(frr_spec, tmp_path):

@@ -191,7 +191,8 @@ def _read(path: str) -> bytes | None:
 def render_settings(ctx: RenderContext) -> list[Any]:
     """What of the render context can change a rendered or validated file."""
     yang = ctx.yang_dir or os.environ.get("TETON_SONIC_YANG_DIR") or ""
-    return [ctx.validate, str(Path(yang).resolve()) if yang else ""]
+    fboss = os.environ.get("TETON_FBOSS_DIR") or ""
+    return [ctx.validate, str(Path(yang).resolve()) if yang else ""] + ([str(Path(fboss).resolve())] if fboss else [])
 
 
 def _key(*parts: Any) -> str:

@@ -12,7 +12,7 @@ from teton.spec.model import SwitchModel
 class Port(NamedTuple):
     """One front-panel port of a switch model, used or not."""
 
-    name: str                  # as the NOS names it (the model's `port_naming`, see teton.catalogue.naming)
+    name: str                  # as the NOS names it (the model's naming for it, see teton.catalogue.naming)
     ordinal: int               # position in the model's port list, 0-based
     slot: int                  # line card or port module (PIM) holding it; 1 on a fixed switch
     position: int              # port number on that slot, 1-based
@@ -22,9 +22,15 @@ class Port(NamedTuple):
     breakouts: tuple[str, ...]
 
 
-def port_map(model: SwitchModel) -> tuple[Port, ...]:
-    """Every port of `model`, in port order (one shared tuple per distinct model)."""
-    return _port_map(model.model_dump_json(), port_naming(model.port_naming))
+def naming_of(model: SwitchModel, nos: str | None = None) -> str:
+    """The naming of `model`'s ports on a switch running `nos`: the model's own for that NOS, else `port_naming`."""
+    return model.nos_port_naming.get(nos, model.port_naming) if nos is not None else model.port_naming
+
+
+def port_map(model: SwitchModel, nos: str | None = None) -> tuple[Port, ...]:
+    """Every port of `model` as a switch running `nos` names them, in port order (one shared tuple per distinct
+    model and naming)."""
+    return _port_map(model.model_dump_json(), port_naming(naming_of(model, nos)))
 
 
 @lru_cache(maxsize=64)

@@ -23,10 +23,11 @@ class Ports:
 
     __slots__ = ("device", "model", "_free", "_total", "_ports", "_placed", "_orders")
 
-    def __init__(self, device: str, model: SwitchModel | None, nic_names: list[tuple[str, int]] | None = None):
+    def __init__(self, device: str, model: SwitchModel | None, nic_names: list[tuple[str, int]] | None = None,
+                 nos: str | None = None):
         self.device = device
         self.model = model.name if model else "host"
-        ports = [(p.name, p.speed_gbps) for p in port_map(model)] if model else list(nic_names or [])
+        ports = [(p.name, p.speed_gbps) for p in port_map(model, nos)] if model else list(nic_names or [])
         self._total = len(ports)
         self._ports = ports
         self._placed: set[int] = set()

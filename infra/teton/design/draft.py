@@ -72,6 +72,6 @@ class DraftFabric:
             out[name] = Device(d.name, d.role, d.model, d.nos, d.zone, d.rack, d.ru, d.height_ru, d.plane, d.asn,
                                d.loopback4, d.loopback6, d.router_id, d.mgmt, tuple(d.prefixes4), tuple(d.prefixes6),
                                d.power_w, tuple(d.interfaces),
-                               port_map(model) if model is not None and d.nos is not None else (),
+                               port_map(model, d.nos) if model is not None and d.nos is not None else (),
                                MappingProxyType(d.attrs))
         return out

@@ -108,7 +108,7 @@ def design_frontend(cluster: Cluster, fabric: DraftFabric, all_models: dict[str,
                    loopback4=l4, loopback6=l6, router_id=router_id(l4, 100000 + slot), power_w=model.power_w,
                    slot=slot)
         fabric.add(d)
-        ports[name] = Ports(name, model)
+        ports[name] = Ports(name, model, nos=nos)
         return d
 
     top: dict[str, int] = {}     # lowest RU a switch already hangs from, per rack (the backend's rack switch)

@@ -117,7 +117,7 @@ def design_roce(cluster: Cluster, fabric: DraftFabric, models: dict[str, SwitchM
         d = Draft(name, role, model.name, nos, zone, rack, ru, model.height_ru, asn=asn_value, loopback4=l4,
                    loopback6=l6, router_id=router_id(l4, slot), power_w=model.power_w, slot=slot)
         fabric.add(d)
-        ports[name] = Ports(name, model)
+        ports[name] = Ports(name, model, nos=nos)
         return d
 
     fabric.slot_room["backend"] = room.atsw + room.zones * zone_slots

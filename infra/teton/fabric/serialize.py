@@ -154,7 +154,7 @@ def load_fabric(text: str) -> Fabric:
                 d["name"], d["role"], d["model"], d["nos"], d["zone"], d["rack"], d["ru"], d["height_ru"], d["plane"],
                 d["asn"], d["loopback4"], d["loopback6"], d["router_id"], d["mgmt"], tuple(d["prefixes4"]),
                 tuple(d["prefixes6"]), d["power_w"], tuple(interfaces.get(d["name"], ())),
-                port_map(model) if model is not None and d["nos"] is not None else (),
+                port_map(model, d["nos"]) if model is not None and d["nos"] is not None else (),
                 MappingProxyType(dict(d["attrs"])), routing.get(d["name"]), qos if d["qos"] else None,
                 mgmt if d["management"] else None, None if d["buffers"] is None else shared[d["buffers"]],
                 policy if d["policy"] else None, plans.get(d["name"]))

@@ -75,6 +75,9 @@ class SwitchModel(SpecModel):
                              description="how the NOS names its ports, a naming a NOS package registers: "
                                          "sonic EthernetN by lane, eos-modular EthernetS/P/1, eos-fixed EthernetN/1, "
                                          "ib 1/C/N")
+    nos_port_naming: dict[Nos, Annotated[str, Field(pattern=r"^[a-z][a-z0-9-]{0,31}$")]] = Field(
+        default_factory=dict, max_length=16, description="per NOS, a naming that replaces port_naming on the "
+        "switches of this model that run that NOS (FBOSS names Minipack2's ports fboss-fuji: eth<PIM>/<port>/1)")
     slots: int = Field(default=1, ge=1, le=limits.MAX_SLOTS,
                        description=f"line-card slots (modular chassis), {limit_text('MAX_SLOTS')}")
     first_slot: int = Field(default=1, ge=1, description="number of the first line-card slot")

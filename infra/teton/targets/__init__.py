@@ -129,11 +129,12 @@ def check_port_naming(c: Cluster, file: str) -> Iterator[Finding]:
     known = port_namings()
     own = {m.name: i for i, m in enumerate(c.switch_models)}
     for name, model in sorted(catalogue_for(c).items()):
-        if model.port_naming in known:
-            continue
-        path = f"switch_models[{own[name]}].port_naming" if name in own else f"catalogue {name}.port_naming"
-        yield Finding(file, path, f"no NOS package registers the port naming {model.port_naming!r} of model "
-                      f"{name!r}; registered: {', '.join(known)}", rule="unknown-port-naming")
+        where = f"switch_models[{own[name]}]" if name in own else f"catalogue {name}"
+        for key, naming in [("port_naming", model.port_naming)] + sorted(
+                (f"nos_port_naming.{nos}", n) for nos, n in model.nos_port_naming.items()):
+            if naming not in known:
+                yield Finding(file, f"{where}.{key}", f"no NOS package registers the port naming {naming!r} of "
+                              f"model {name!r}; registered: {', '.join(known)}", rule="unknown-port-naming")
 
 
 def check_fabric(fabric: Fabric, file: str) -> list[Finding]:

@@ -14,6 +14,7 @@ target's name and returns what its resource needs (OpenSM: `push(hosts, config_d
 | live | eos | eAPI: a configure session replaced with the startup-config, committed (`targets.eos.transport`) |
 | live | sonic | SSH: `config replace` of config_db.json, frr-reload of frr.conf (`targets.sonic.transport`) |
 | live | opensm | SSH: the subnet manager's files to its hosts, OpenSM restarted (`targets.opensm.transport`) |
+| live | fboss | SSH: agent.conf, bgpcpp.conf placed atomically, agent and BGP++ reloaded (`targets.fboss.transport`) |
 
 What they share is here: the `Device` a transport is handed, the `Transport` interface, `resolve_files` (a device's
 files with its secrets spelled as its NOS expects) and the live health check (`live_check`: the sessions the design
