@@ -22,10 +22,12 @@ from typing import Any, ClassVar, Protocol
 from teton.buildfolder import BuildFileError as BuildFileError  # re-exported: what a read-back raises
 from teton.buildfolder import BuildFolder, device_dir, device_path
 from teton.catalogue.naming import PortNaming
+from teton.catalogue.ports import Port
 from teton.fabric.intent import Routing
 from teton.fabric.model import Device, Fabric
 from teton.findings import Finding
 from teton.secrets import resolve
+from teton.spec.model import SwitchModel
 from teton.targets.parallel import map_chunks, render_devices
 
 Files = dict[str, str]
@@ -121,6 +123,11 @@ class Target:
     def check(self, fabric: Fabric, file: str) -> Iterator[Finding]:
         """Intents this target cannot spell, as findings with the spec path to change (run by `teton validate`)."""
         return iter(())
+
+    def lldp_port_id(self, model: SwitchModel, port: Port) -> str:
+        """The port id a switch of this NOS announces over LLDP for `port` (teton.targets.neighbours): its name,
+        unless the NOS says otherwise (SONiC announces the port's alias)."""
+        return port.name
 
     def render(self, fabric: Fabric, ctx: RenderContext) -> Files:
         """{path relative to the build folder: text}, validated; SpecError listing every problem."""

@@ -13,12 +13,14 @@ from dataclasses import replace
 from typing import Any
 
 from teton.catalogue.naming import PortPlace
+from teton.catalogue.ports import Port
 from teton.fabric.intent import Buffers, Qos
 from teton.fabric.model import Device, Fabric
 from teton.findings import Finding
+from teton.spec.model import SwitchModel
 from teton.targets.base import BuildFiles, DeviceTarget, DeviceView, Files, RenderContext
 from teton.targets.frr import render_frr
-from teton.targets.sonic.config_db import config_db, dump_config_db
+from teton.targets.sonic.config_db import config_db, dump_config_db, port_alias
 from teton.targets.sonic.management import MGMT_VRF
 from teton.targets.sonic.readback import read_sonic
 from teton.targets.sonic.sku import buffers_template, pg_profile_lookup, qos_template
@@ -37,6 +39,9 @@ class SonicTarget(DeviceTarget):
     nos = "sonic"
     port_namings = {"sonic": sonic_port_name}
     files = ("config_db.json", "frr.conf")
+
+    def lldp_port_id(self, model: SwitchModel, port: Port) -> str:
+        return port_alias(model, port)   # lldpmgrd: `configure ports <name> lldp portidsubtype local <alias>`
 
     def check(self, fabric: Fabric, file: str) -> Iterator[Finding]:
         devices = self.devices(fabric)

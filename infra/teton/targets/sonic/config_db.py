@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from teton.catalogue.ports import Port
 from teton.fabric.intent import Routing
 from teton.fabric.model import Device, Interface
 from teton.spec.model import SwitchModel
@@ -17,11 +18,16 @@ from teton.targets.sonic.management import mgmt_tables
 from teton.targets.sonic.qos import policy_tables, qos_tables
 
 
+def port_alias(model: SwitchModel, port: Port) -> str:
+    """A port's alias (the front-panel name): what SONiC's lldpmgrd announces as the LLDP port id."""
+    return f"eth{port.slot}/{port.position}/1" if model.slots > 1 else f"Ethernet{port.position}/1"
+
+
 def _ports(model: SwitchModel, device: Device, mtu_default: int) -> dict[str, dict[str, str]]:
     out: dict[str, dict[str, str]] = {}
     for port, i in device.port_map():
-        alias = f"eth{port.slot}/{port.position}/1" if model.slots > 1 else f"Ethernet{port.position}/1"
-        entry = {"alias": alias, "index": str(port.ordinal + 1), "lanes": ",".join(str(x) for x in port.lanes),
+        entry = {"alias": port_alias(model, port), "index": str(port.ordinal + 1),
+                 "lanes": ",".join(str(x) for x in port.lanes),
                  "speed": str((i.speed_gbps if i else port.speed_gbps) * 1000), "fec": "rs",
                  "mtu": str(i.mtu if i else mtu_default), "admin_status": "up" if i else "down"}
         if i:
