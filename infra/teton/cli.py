@@ -147,6 +147,9 @@ def plan(spec: str, spec_timeout: float | None, as_json: bool) -> None:
     p = figures(designed.fabric)
     p["room"] = room_report(designed.cluster, room_of(designed.cluster, catalogue_for(designed.cluster)),
                             designed.fabric)
+    from teton.fabric.bom import bom
+
+    p["bom"] = bom(designed.fabric)
     if as_json:
         click.echo(json.dumps(p, indent=1, sort_keys=True))
         return
@@ -501,6 +504,10 @@ def drift(build: str, twin_name: str | None, as_json: bool) -> None:
     if r["drifted"]:
         sys.exit(1)
 
+
+from teton.cli_cabling import register as _register_cabling  # noqa: E402  (its commands use the helpers above)
+
+_register_cabling(main)
 
 if __name__ == "__main__":
     main()

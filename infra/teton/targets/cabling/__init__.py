@@ -1,5 +1,5 @@
 """The cabling target: what the people who build the cluster order, pull and check, from the Fabric's cables
-(`teton.fabric.cables`) and expected neighbours (`teton.targets.neighbours`).
+(`teton.fabric.cables`) and expected neighbours (`teton.fabric.neighbours`).
 
 - `cabling.csv`: the run list, one row per physical cable, A->Z once (the lower tier or the server at A): cable id,
   site, hall, row, rack and RU of both ends, device and port of both ends, form factor and transceiver of each end,
@@ -19,10 +19,10 @@ from __future__ import annotations
 from teton.fabric.bom import BOM_COLUMNS, RACK_COLUMNS, bom, bom_rows, rack_loads, rack_rows
 from teton.fabric.cables import cable_id, cables
 from teton.fabric.model import Fabric
+from teton.fabric.neighbours import NEIGHBOURS_FILE, neighbours_json
 from teton.targets.base import Files, RenderContext, Target
 from teton.targets.cabling.exports import dot, ibdiagnet_topo
 from teton.targets.cabling.runlist import COLUMNS, csv_text, run_list_csv
-from teton.targets.neighbours import NEIGHBOURS_FILE, neighbours_json
 
 __all__ = ["COLUMNS", "TARGET", "CablingTarget", "cable_id", "render_files"]
 

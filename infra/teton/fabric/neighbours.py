@@ -3,8 +3,9 @@ announces, as its NOS announces them, and the cable between them.
 
 What each end announces (and so what the near end must see):
 
-- a switch: its hostname as system name; as port id what its NOS's target says (`Target.lldp_port_id`): SONiC's
-  lldpmgrd announces the port's alias (`portidsubtype local <alias>`), EOS the interface name;
+- a switch: its hostname as system name; as port id what its NOS's target registers
+  (`teton.catalogue.naming.lldp_port_id`): SONiC's lldpmgrd announces the port's alias (`portidsubtype local
+  <alias>`), EOS the interface name (no registration: the port's name);
 - a server (GPU host, storage server, service host): its name, and the interface name as port id: the `lldpd` role
   writes `configure lldp portidsubtype ifname` and `configure system hostname <name>` (the NICs have their teton
   names from the `.link` files of `host_nics` and `backend_nics`).
@@ -12,7 +13,9 @@ What each end announces (and so what the near end must see):
 InfiniBand links carry no LLDP (the subnet manager sees them: `teton ib verify`), so they have no entry here.  The
 SONiC target writes these as `DEVICE_NEIGHBOR` and `DEVICE_NEIGHBOR_METADATA`, the EOS target into interface
 descriptions, the Ansible target as each server's `teton_lldp`, and the cabling target as `cabling/neighbours.json`,
-which `teton verify cabling` compares with what the devices saw.
+which `teton verify cabling` compares with what the devices saw.  A device's expected neighbours are part of its
+slice (`teton.fabric.slice`): a per-device target that writes them is rendered again when a neighbour's port id or a
+cable id changes.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from __future__ import annotations
 import json
 from typing import NamedTuple
 
+from teton.catalogue.naming import PortPlace, lldp_port_id
 from teton.fabric.cables import cable_id
 from teton.fabric.model import Device, Fabric
 from teton.fabric.roles import LINK_KINDS
@@ -61,22 +65,31 @@ class _Index:
             return port
         ids = self._ids.get(device.name)
         if ids is None:
-            from teton.targets import nos_target
-
-            target = nos_target(device.nos)
+            spell = lldp_port_id(device.nos)
             model = self.fabric.models.get(device.model)
-            ids = self._ids[device.name] = {} if target is None or model is None else {
-                p.name: target.lldp_port_id(model, p) for p in device.ports}
+            ids = self._ids[device.name] = {} if spell is None or model is None else {
+                p.name: spell(p.name, PortPlace(p.ordinal, p.lanes[0] if p.lanes else 0, p.slot, p.position),
+                              model.slots) for p in device.ports}
         return ids.get(port, port)
 
 
 _INDEX: list[_Index] = []
+_SEEDED: list[tuple[Fabric, str, tuple[Neighbour, ...]]] = []
 
 
 def _index(fabric: Fabric) -> _Index:
-    if not _INDEX or _INDEX[0].fabric is not fabric:
-        _INDEX[:] = [_Index(fabric)]
-    return _INDEX[0]
+    """The index of `fabric` (the last two fabrics' are kept: a diff compares two)."""
+    for index in _INDEX:
+        if index.fabric is fabric:
+            return index
+    _INDEX[:] = [*_INDEX[-1:], _Index(fabric)]
+    return _INDEX[-1]
+
+
+def seed(fabric: Fabric, device: str, neighbours: tuple[Neighbour, ...]) -> None:
+    """`expected(fabric, device)` is `neighbours` from now on: a slice's Fabric (`teton.fabric.slice.slice_fabric`)
+    has no links to compute them from (the last few seeds are kept)."""
+    _SEEDED[:] = [*_SEEDED[-7:], (fabric, device, neighbours)]
 
 
 def announced_port(fabric: Fabric, device: Device, port: str) -> str:
@@ -86,6 +99,9 @@ def announced_port(fabric: Fabric, device: Device, port: str) -> str:
 
 def expected(fabric: Fabric, device: Device) -> list[Neighbour]:
     """The neighbour each LLDP port of `device` should see, in port order."""
+    for f, name, found in _SEEDED:
+        if f is fabric and name == device.name:
+            return list(found)
     index = _index(fabric)
     out = []
     for i in sorted(device.interfaces, key=lambda i: i.ordinal):
