@@ -154,6 +154,8 @@ def build_documents(fabric: Fabric) -> Documents:
         own[controller] = {"teton_role": "controller", "teton_device": controller}
         if s.scheduler.controller_address:
             own[controller]["ansible_host"] = s.scheduler.controller_address
+    for d in [*gpu, *storage, *services]:
+        own[d.name]["teton_lldp"] = v.lldp_vars(fabric, d)
     for h in sorted(own):
         docs.files[host_vars_path(h)] = own[h]
     return docs
