@@ -95,3 +95,37 @@ def test_a_rack_over_its_budget_fails_validate_with_the_rack_and_the_figures(lab
     assert "z01-r002" not in err                       # its own name wins over the pattern: 24 kW holds it
     lab_data["floor"] = {"rack_power_kw": 30}
     assert run("validate", str(write_spec(tmp_path, lab_data)))[0] == 0
+
+
+def test_dot_and_ibdiagnet_exports_come_from_the_same_cables():
+    fabric = load_and_design("inventory/lab-ib.yaml").fabric
+    files = render_files(fabric)
+    found = cables(fabric)
+    edges = [line for line in files["cabling/topology.dot"].splitlines() if " -- " in line]
+    ethernet = [c for c in found if c.kind not in ("host-leaf", "service-leaf", "leaf-spine", "spine-core")]
+    assert len(edges) == len(ethernet) and all(c.id in e for c, e in zip(ethernet, edges, strict=True))
+    assert '"z01-r001-h1":"fe0" -- "z01-r001-frsw":"Ethernet0";' in files["cabling/topology.dot"]
+    topo = files["cabling/ibdiagnet.topo"].splitlines()
+    ports = [line for line in topo if " -4x-100G-> " in line]
+    assert len(ports) == 2 * (len(found) - len(ethernet))                     # each IB cable from both ends
+    assert "MQM9700 z01-leaf0" in topo and "HCA z01-r001-h1/mlx5_0" in topo
+    assert any(line.startswith("   P1 -4x-100G-> MQM9700 z01-leaf0 P1") for line in topo)
+    assert "cabling/ibdiagnet.topo" not in render_files(load_and_design("inventory/lab.yaml").fabric)
+
+
+def test_verify_is_a_group_whose_default_takes_a_plain_build_argument():
+    import click
+    from click.testing import CliRunner
+
+    from teton.cli_cabling import DefaultGroup
+
+    group = DefaultGroup("verify")
+
+    @group.command("routing")
+    @click.argument("build")
+    def routing(build: str) -> None:
+        click.echo(f"routing {build}")
+
+    group.default = "routing"
+    assert CliRunner().invoke(group, ["build/lab"]).output == "routing build/lab\n"
+    assert CliRunner().invoke(group, ["routing", "x"]).output == "routing x\n"
