@@ -62,6 +62,7 @@ def test_a_pulled_cable_is_missing_and_a_stray_one_extra(lab_build, views, tmp_p
     del views["z01-ctsw01"]["Ethernet3/3/1"]                 # the CTSW-ATSW cable z01-n01-01-002, both ends
     del views["atsw01"]["Ethernet3/1/1"]
     views["z01-r001-rtsw"]["Ethernet248"] = ("z01-r001-h1", "be7")     # a port the design leaves unused
+    views["z01-r001-rtsw"]["eth0"] = ("oob-switch-1", "Ethernet12")    # the management port: not a fabric port
     code, report = _verify(lab_build, _write(tmp_path / "lldp", views))
     assert code == 1
     assert [m["cable"] for m in report["missing"]] == ["z01-n01-01-002"]

@@ -7,7 +7,8 @@
   the design has one);
 - **missing**: a designed cable that neither end sees (both ends' files were collected; a cable only one end sees
   is `one_way`);
-- **extra**: a neighbour on a port the design leaves unused.
+- **extra**: a neighbour on a port the design leaves unused (a switch's management port, `eth0` or `Management1`,
+  is not a fabric port and is left out).
 
 A port sees what it was designed to see when the neighbour's system name and port id are what that neighbour
 announces (teton.fabric.neighbours).  A device without a file is listed as `not_collected`, and its cables are
@@ -16,11 +17,16 @@ judged from their other end alone.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from teton.fabric.neighbours import Neighbour
 from teton.targets.cabling.lldp import Seen
+
+
+MANAGEMENT_PORT = re.compile(r"^(eth0|mgmt[0-9]*|Management[0-9/]*|ma[0-9]+)$")
+"""A switch's out-of-band port (SONiC eth0, EOS Management1 ...): not a fabric port, never an extra cable."""
 
 
 @dataclass
@@ -70,6 +76,8 @@ def compare(expected: dict[str, dict[str, Neighbour]], seen: dict[str, list[Seen
         for port in sorted(found):
             heard.add((device, port))
             n = ports.get(port)
+            if n is None and MANAGEMENT_PORT.match(port):
+                continue                     # the out-of-band port sees the management network, not the fabric
             if n is None:
                 for s in found[port]:
                     r.extra.append({"device": device, "port": port, "found": _end(s.system, s.port_id),
