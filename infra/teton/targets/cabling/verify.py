@@ -24,7 +24,6 @@ from typing import Any
 from teton.fabric.neighbours import Neighbour
 from teton.targets.cabling.lldp import Seen
 
-
 MANAGEMENT_PORT = re.compile(r"^(eth0|mgmt[0-9]*|Management[0-9/]*|ma[0-9]+)$")
 """A switch's out-of-band port (SONiC eth0, EOS Management1 ...): not a fabric port, never an extra cable."""
 
