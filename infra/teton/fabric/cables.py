@@ -122,8 +122,20 @@ class _Ends:
         return _port_shape(model, self.ordinal.get((d.name, port), 0))
 
 
+_LAST: list[tuple[Fabric, list[Cable]]] = []
+
+
 def cables(fabric: Fabric) -> list[Cable]:
-    """Every link of `fabric` as a cable, in the design's link order."""
+    """Every link of `fabric` as a cable, in the design's link order (the last fabric's are kept: the plan, the BOM
+    and the run list of one render ask for the same)."""
+    if _LAST and _LAST[0][0] is fabric:
+        return list(_LAST[0][1])
+    found = _cables(fabric)
+    _LAST[:] = [(fabric, found)]
+    return list(found)
+
+
+def _cables(fabric: Fabric) -> list[Cable]:
     plan = fabric.floor or FloorPlan()
     where = places(plan, {d.rack for d in fabric.devices.values()})
     ends = _Ends(fabric)
