@@ -129,3 +129,23 @@ def test_verify_is_a_group_whose_default_takes_a_plain_build_argument():
     group.default = "routing"
     assert CliRunner().invoke(group, ["build/lab"]).output == "routing build/lab\n"
     assert CliRunner().invoke(group, ["routing", "x"]).output == "routing x\n"
+
+
+def test_a_zone_added_within_the_room_moves_no_rack(tmp_path):
+    """Every existing cable keeps its rows and length when a zone, an aggregator and a spine are added (the floor is
+    laid out for the room's zones), so the run list's diff is the new cables and the ports where they attach."""
+    from teton.spec.load import load_spec
+    from tests.design.test_growth import lab_with_room
+
+    data = lab_with_room()
+    before = {c.id: c for c in cables(load_and_design(write_spec(tmp_path, data, "before.yaml")).fabric)}
+    data["zones"] = 3
+    data["backend"]["atsw"]["count"] = 3
+    data["frontend"]["ssw"]["per_plane"] = 2
+    data["backend"]["ctsw"]["oversubscription"] = 2 / 3
+    spec = write_spec(tmp_path, data, "after.yaml")
+    load_spec(spec)
+    after = {c.id: c for c in cables(load_and_design(spec).fabric)}
+    moved = [i for i, c in before.items() if (after[i].length_m, after[i].a.row, after[i].b.row)
+             != (c.length_m, c.a.row, c.b.row)]
+    assert not moved and len(after) > len(before)

@@ -94,7 +94,7 @@ def _freeze(cluster: Cluster, draft: DraftFabric, sm: SubnetManager | None, room
                   oversubscription_goals=MappingProxyType(dict(draft.oversubscription_goals)),
                   duplicate_names=tuple(draft.duplicate_names), subnet_manager=sm,
                   hosts=host_settings(cluster, devices, backend_qos, sm),
-                  floor=floor_plan(cluster.floor, room.racks_per_zone))
+                  floor=floor_plan(cluster.floor, room.racks_per_zone, room.zones))
 
 
 def _edge_default(cluster: Cluster) -> bool:

@@ -5,11 +5,14 @@ each rack's power budget.
 places are a pure function of the racks' names and the plan, so a build folder's fabric.json gives the same lengths
 as the spec.  The layout (sensible defaults, not any site's drawing):
 
-- each zone takes `rows_per_zone` compute rows (rack *r* of zone *z* in row `(r-1) // racks_per_row` of its block,
-  at position `(r-1) % racks_per_row + 1`), with the zone's network racks (`zNN-nMM`: its spines, its front-end
-  FSWs) in rows of their own in the middle of the block, so the uplinks of both halves are short;
-- then the racks of no zone (aggregation, spine planes, storage groups, the service rack, InfiniBand cores), each
-  group of one name prefix (`agg`, `fe-p01`, `s1`, `svc`, `core`) from a new row, in name order.
+- zone *z* takes block *z* of rows: `rows_per_zone` compute rows (rack *r* in row `(r-1) // racks_per_row` of the
+  block, at position `(r-1) % racks_per_row + 1`), with the zone's network racks (`zNN-nMM`: its spines, its
+  front-end FSWs) in rows of their own in the middle of the block, so the uplinks of both halves are short;
+- then, after the room's zones, the racks of no zone (aggregation, spine planes, storage groups, the service rack,
+  InfiniBand cores), each group of one name prefix (`agg`, `fe-p01`, `s1`, `svc`, `core`) from a new row.
+
+Inside a group a rack's place follows its number (racks numbered from 90, the front end's FSW racks, from a row of
+their own), so an aggregator, a spine or a storage rack added moves no other rack of its group.
 
 A run inside one rack goes from one device's middle to the other's, plus half a metre of dressing.  A run between racks
 climbs from each device to the rack's top and the tray (`tray_m`), follows the trays along the rows and across them
@@ -49,6 +52,7 @@ class FloorPlan:
     tray_m: float = 0.6
     slack_m: float = 2.0
     rows_per_zone: int = 0                         # 0: what the largest zone's compute racks fill
+    zones: int = 0                                 # zone blocks laid out before the zone-less racks (0: those there)
     rack_power_w: int | None = None                # every rack's budget (None: no budget)
     rack_power: tuple[tuple[str, int], ...] = ()   # (rack name or fnmatch pattern, budget in W)
 
@@ -63,12 +67,13 @@ class FloorPlan:
         return self.rack_power_w, "floor.rack_power_kw" if self.rack_power_w is not None else ""
 
 
-def floor_plan(floor: Floor | None, racks_per_zone: int) -> FloorPlan:
-    """The plan of the spec's `floor:` (None: the defaults) for a cluster of up to `racks_per_zone` racks a zone."""
+def floor_plan(floor: Floor | None, racks_per_zone: int, zones: int = 0) -> FloorPlan:
+    """The plan of the spec's `floor:` (None: the defaults) for a cluster of up to `zones` zones of up to
+    `racks_per_zone` racks (the room: a zone added within it moves no other rack)."""
     f = floor or Floor()
     rows = f.rows_per_zone or max(1, math.ceil(racks_per_zone / f.racks_per_row))
     return FloorPlan(hall=f.hall, racks_per_row=f.racks_per_row, row_pitch_m=f.row_pitch_m,
-                     rack_width_m=f.rack_width_m, tray_m=f.tray_m, slack_m=f.slack_m, rows_per_zone=rows,
+                     rack_width_m=f.rack_width_m, tray_m=f.tray_m, slack_m=f.slack_m, rows_per_zone=rows, zones=zones,
                      rack_power_w=None if f.rack_power_kw is None else round(f.rack_power_kw * 1000),
                      rack_power=tuple((p, round(kw * 1000)) for p, kw in sorted(f.rack_power.items())))
 
@@ -76,6 +81,25 @@ def floor_plan(floor: Floor | None, racks_per_zone: int) -> FloorPlan:
 class Place(NamedTuple):
     row: int           # 1-based, in hall order
     position: int      # 1-based, along the row
+
+
+HIGH = 90   # rack numbers from 90 (`z01-n90`, `agg-n90`: the front end's FSW racks) take a row of their own
+
+
+def _spread(racks: list[tuple[int, str]], per_row: int) -> tuple[dict[str, tuple[int, int]], int]:
+    """({rack: (row offset, position)}, rows) of one group: a rack's place is a function of its number (racks 1-89
+    from the group's first row, racks 90 and up from a row after them), so a rack added moves none of the others."""
+    low = [(i, n) for i, n in racks if i < HIGH]
+    high = [(i - HIGH + 1, n) for i, n in racks if i >= HIGH]
+    out: dict[str, tuple[int, int]] = {}
+    rows = 0
+    for part in (low, high):
+        if not part:
+            continue
+        for i, name in part:
+            out[name] = (rows + (max(i, 1) - 1) // per_row, (max(i, 1) - 1) % per_row + 1)
+        rows += (max(i for i, _ in part) - 1) // per_row + 1
+    return out, rows
 
 
 def places(plan: FloorPlan, racks: set[str] | list[str]) -> dict[str, Place]:
@@ -94,22 +118,26 @@ def places(plan: FloorPlan, racks: set[str] | list[str]) -> dict[str, Place]:
             prefix, index = (g.group(1), int(g.group(2))) if g else (name, 0)
             other.setdefault(prefix, []).append((index, name))
     rows_c = plan.rows_per_zone or max([math.ceil(max(i for i, _ in rs) / per_row) for rs in compute.values()] or [1])
-    rows_n = max([math.ceil(len(rs) / per_row) for rs in network.values()] or [0])
     half = math.ceil(rows_c / 2)
+    rows_c = max([rows_c] + [(i - 1) // per_row + 1 for rs in compute.values() for i, _ in rs])
+    spread = {z: _spread(rs, per_row) for z, rs in network.items()}
+    rows_n = max([rows for _, rows in spread.values()] or [0])
+    block = rows_c + rows_n
     out: dict[str, Place] = {}
-    base = 1
-    for zone in sorted(set(compute) | set(network)):
+    zones = sorted(set(compute) | set(network))
+    for zone in zones:
+        base = 1 + (zone - 1) * block
         for index, name in compute.get(zone, []):
             row = (index - 1) // per_row
             out[name] = Place(base + row + (rows_n if row >= half else 0), (index - 1) % per_row + 1)
-        for k, (_, name) in enumerate(sorted(network.get(zone, []))):
-            out[name] = Place(base + half + k // per_row, k % per_row + 1)
-        base += max(rows_c, max(((i - 1) // per_row + 1 for i, _ in compute.get(zone, [])), default=0)) + rows_n
+        for name, (row, position) in spread.get(zone, ({}, 0))[0].items():
+            out[name] = Place(base + half + row, position)
+    base = 1 + max([plan.zones] + zones) * block
     for prefix in sorted(other):
-        group = sorted(other[prefix])
-        for k, (_, name) in enumerate(group):
-            out[name] = Place(base + k // per_row, k % per_row + 1)
-        base += math.ceil(len(group) / per_row)
+        placed, rows = _spread(other[prefix], per_row)
+        for name, (row, position) in placed.items():
+            out[name] = Place(base + row, position)
+        base += rows
     return out
 
 
