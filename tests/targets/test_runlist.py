@@ -134,8 +134,8 @@ def test_verify_is_a_group_whose_default_takes_a_plain_build_argument():
 def test_a_zone_added_within_the_room_moves_no_rack(tmp_path):
     """Every existing cable keeps its rows and length when a zone, an aggregator and a spine are added (the floor is
     laid out for the room's zones), so the run list's diff is the new cables and the ports where they attach."""
-    from teton.spec.load import load_spec
     from tests.design.test_growth import lab_with_room
+    from teton.spec.load import load_spec
 
     data = lab_with_room()
     before = {c.id: c for c in cables(load_and_design(write_spec(tmp_path, data, "before.yaml")).fabric)}
