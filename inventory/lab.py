@@ -13,6 +13,7 @@ from teton.spec import (
     Cluster,
     CtswTier,
     Edge,
+    Floor,
     Frontend,
     HostPlatform,
     Management,
@@ -71,6 +72,7 @@ cluster = Cluster(
         ]),
     ],
     services=[ServiceHost(name="slurmctl", role="slurm-controller")],
+    floor=Floor(rack_power_kw=30.0),
     management=Management(
         network="192.0.2.0/24",
         gateway="192.0.2.1",

@@ -153,6 +153,9 @@ def plan(spec: str, spec_timeout: float | None, as_json: bool) -> None:
     p = figures(designed.fabric)
     p["room"] = room_report(designed.cluster, room_of(designed.cluster, catalogue_for(designed.cluster)),
                             designed.fabric)
+    from teton.fabric.bom import bom
+
+    p["bom"] = bom(designed.fabric)
     if as_json:
         click.echo(json.dumps(p, indent=1, sort_keys=True))
         return
@@ -489,7 +492,7 @@ def diff(old: str, new: str, fmt: str, allow_high: bool, context: int, output: s
     sys.exit(code)
 
 
-@main.command("verify")
+@click.command("routing")
 @click.argument("build", type=click.Path(file_okay=False))
 @click.option("--fail", "fail", multiple=True, metavar="DEVICE|LINK",
               help="what if this fails (repeatable): a device, or a link DEV:PORT--DEV:PORT (or DEV:PORT)")
@@ -578,6 +581,13 @@ def docs(source: str, output: str, spec_timeout: float | None, no_cache: bool) -
         index = write_report(folder.fabric(), out_dir, folder)
     err.print(f"wrote {index} ({index.stat().st_size:,} bytes)")
 
+
+from teton.cli_cabling import register as _register_cabling  # noqa: E402  (its commands use the helpers above)
+from teton.cli_cabling import verify as _verify_group  # noqa: E402
+
+_register_cabling(main)
+_verify_group.add_command(verify_cmd, "routing")   # `teton verify BUILD` is `teton verify routing BUILD`
+_verify_group.default = "routing"
 
 if __name__ == "__main__":
     main()

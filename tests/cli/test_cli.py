@@ -88,9 +88,9 @@ def test_render_writes_fabric_cabling_and_manifest(tmp_path):
     for rel, entry in manifest["files"].items():
         assert hashlib.sha256((out_dir / rel).read_bytes()).hexdigest() == entry["sha256"]
     rows = (out_dir / "cabling.csv").read_text().splitlines()
-    assert rows[0].startswith("cable_id,kind,a_device,a_port,a_rack,a_ru,b_device,b_port")
+    assert rows[0].startswith("cable_id,kind,zone,rack,site,hall,a_row,a_rack,a_ru,a_device,a_port")
     assert len(rows) - 1 == sum(manifest["plan"]["links"].values())
-    assert "z01-r001-45-000,host-rtsw,z01-r001-h1,be0,z01-r001,1,z01-r001-rtsw,Ethernet0" in rows[1]
+    assert rows[1].startswith("z01-r001-45-000,host-rtsw,1,z01-r001,lab-hall-1,hall1,1,z01-r001,1,z01-r001-h1,be0,")
     fabric = json.loads((out_dir / "fabric.json").read_text())
     assert len(fabric["links"]) == len(rows) - 1
 

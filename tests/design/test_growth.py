@@ -227,7 +227,8 @@ def test_the_24k_reference_grows_a_zone_touching_only_the_atsws_and_the_spines(t
 # files that list every host or every link of the cluster: they gain the new ones' lines
 CLUSTER_LISTS = {"fabric.json", "cabling.csv", "manifest.json", "ansible/inventory.yml", "hosts/backend.json",
                  "slurm/topology.conf", "slurm/topology.yaml", "slurm/gres.conf", "slurm/slurm.conf",
-                 "kubernetes/node-labels.yaml"}
+                 "kubernetes/node-labels.yaml", "cabling/bom.csv", "cabling/rack-power.csv", "cabling/neighbours.json",
+                 "cabling/topology.dot"}
 
 
 def _render(data: dict[str, Any], folder: Path) -> dict[str, bytes]:

@@ -422,3 +422,20 @@ def test_opensm_role_refuses_a_missing_or_malformed_sm_key_without_writing_or_sh
     assert f"opensm.conf references TETON_SECRET_ib_sm_key, {why}: nothing was written with it" in r.stdout
     assert value is None or value not in r.stdout
     assert not (root / "etc/opensm/opensm.conf").exists()
+
+
+def test_lldpd_announces_the_host_as_its_switches_expect(lab_build, tmp_path):
+    """The lldpd role writes what the switches' DEVICE_NEIGHBOR says they see: the host's name and each NIC's name
+    as port id (ifname), every cabled Ethernet NIC and no other; its port descriptions name the cable."""
+    host = "z01-r001-h1"
+    roots = tmp_path / "roots"
+    root = h.make_root(roots / host)
+    h.chroot_exe(roots, root, None)
+    _three_runs(tmp_path, ["lldpd"], host, str(lab_build / "ansible/inventory.yml"), roots)
+    conf = (root / "etc/lldpd.d/teton.conf").read_text().splitlines()
+    assert f"configure system hostname {host}" in conf and "configure lldp portidsubtype ifname" in conf
+    pattern = next(line for line in conf if line.startswith("configure system interface pattern "))
+    assert sorted(pattern.split()[-1].split(",")) == [f"be{n}" for n in range(8)] + ["fe0", "fe1"]
+    rtsw = json.loads((lab_build / "devices/z01-r001-rtsw/config_db.json").read_text())["DEVICE_NEIGHBOR"]
+    assert rtsw["Ethernet0"] == {"local_port": "Ethernet0", "name": host, "port": "be0"}
+    assert 'configure ports be0 lldp portdescription "cable z01-r001-45-000 to z01-r001-rtsw eth2/1/1"' in conf

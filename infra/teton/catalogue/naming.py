@@ -23,8 +23,11 @@ class PortPlace:
 
 
 PortNaming = Callable[[PortPlace], str]
+LldpPortId = Callable[[str, PortPlace, int], str]
+"""The port id a NOS announces over LLDP for a port: (its name, its place, the model's slots) -> id."""
 
 _NAMINGS: dict[str, PortNaming] = {}
+_LLDP: dict[str, LldpPortId] = {}
 _LOADERS: list[Callable[[], object]] = []
 
 
@@ -35,6 +38,22 @@ def register_port_naming(name: str, naming: PortNaming) -> None:
 
 def unregister_port_naming(name: str) -> None:
     _NAMINGS.pop(name, None)
+
+
+def register_lldp_port_id(nos: str, port_id: LldpPortId) -> None:
+    """Add (or replace) how switches running `nos` announce their ports over LLDP (unregistered: by name)."""
+    _LLDP[nos] = port_id
+
+
+def unregister_lldp_port_id(nos: str) -> None:
+    _LLDP.pop(nos, None)
+
+
+def lldp_port_id(nos: str) -> LldpPortId | None:
+    """How switches running `nos` announce a port over LLDP; None: by the port's name."""
+    if nos not in _LLDP:
+        _load()
+    return _LLDP.get(nos)
 
 
 def add_loader(load: Callable[[], object]) -> None:

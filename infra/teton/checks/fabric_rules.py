@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 
+from teton.checks.floor_rules import rack_power
 from teton.design.buffers import cable_m
 from teton.design.roce import RACK_UNITS
 from teton.fabric.model import Fabric
@@ -154,7 +155,7 @@ def rack_elevation(f: Fabric, file: str) -> Iterator[Finding]:
 
 
 FABRIC_RULES: tuple[FabricRule, ...] = (duplicate_names, asn_clash, loopback_clash, link_mismatch,
-                                        oversubscription_off_goal, headroom_overcommitted, rack_elevation)
+                                        oversubscription_off_goal, headroom_overcommitted, rack_elevation, rack_power)
 
 
 def drain_unknown(c: Cluster, f: Fabric, file: str) -> Iterator[Finding]:

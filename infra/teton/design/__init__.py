@@ -24,6 +24,7 @@ from teton.design.qos import qos
 from teton.design.roce import design_roce
 from teton.design.room import Room, room_of
 from teton.design.routing import maximum_prefixes, paths_room, routing
+from teton.fabric.floor import floor_plan
 from teton.fabric.intent import Qos, SwitchPolicy
 from teton.fabric.model import Device, Fabric
 from teton.fabric.subnet import SubnetManager
@@ -92,7 +93,8 @@ def _freeze(cluster: Cluster, draft: DraftFabric, sm: SubnetManager | None, room
                   qos=backend_qos, management=mgmt, policy=backend_policy,
                   oversubscription_goals=MappingProxyType(dict(draft.oversubscription_goals)),
                   duplicate_names=tuple(draft.duplicate_names), subnet_manager=sm,
-                  hosts=host_settings(cluster, devices, backend_qos, sm))
+                  hosts=host_settings(cluster, devices, backend_qos, sm),
+                  floor=floor_plan(cluster.floor, room.racks_per_zone, room.zones))
 
 
 def _edge_default(cluster: Cluster) -> bool:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
 from teton.catalogue.ports import Port
+from teton.fabric.floor import FloorPlan
 from teton.fabric.hostplan import HostPlan, HostSettings
 from teton.fabric.intent import Buffers, ManagementIntent, Qos, Routing, SwitchPolicy
 from teton.fabric.subnet import SubnetManager
@@ -119,6 +120,7 @@ class Fabric:
     duplicate_names: tuple[str, ...] = ()          # device names the design produced twice (a fabric rule reports them)
     subnet_manager: SubnetManager | None = None    # InfiniBand: what the subnet manager does (GUIDs are device attrs)
     hosts: HostSettings | None = None              # what every host shares (NCCL, mounts, scheduler)
+    floor: FloorPlan | None = None                 # where the racks stand and their power budget (None: defaults)
 
     def by_role(self, role: str) -> list[Device]:
         return [d for d in self.devices.values() if d.role == role]

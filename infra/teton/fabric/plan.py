@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from typing import Any
 
+from teton.fabric.cables import cables, counts
 from teton.fabric.model import Fabric
 from teton.fabric.roles import rail_kinds, server_roles, tier_roles
 
-OPTICAL = ("smf", "mmf")
 MANAGEMENT_KINDS = ("service-leaf",)
 
 
@@ -42,10 +42,7 @@ def plan(f: Fabric) -> dict[str, Any]:
             models[d.role][d.model] += 1
     links = Counter(link.kind for link in f.links)
     media = Counter(link.medium for link in f.links)
-    transceivers: Counter[str] = Counter()
-    for link in f.links:
-        if link.medium in OPTICAL:
-            transceivers[f"{link.speed_gbps}G-{link.medium}"] += 2
+    parts = counts(cables(f))      # transceivers as ordered: a twin-port module once for its two ports
     injection = sum(i.speed_gbps for h in hosts for i in h.interfaces if i.kind in rail_kinds())
     cap = _capacity(f)
     # Bisection: the smallest cut that halves the cluster along whole subtrees of some tier: half that tier's
@@ -70,8 +67,9 @@ def plan(f: Fabric) -> dict[str, Any]:
         "links": dict(sorted(links.items())),
         "cables": dict(sorted(media.items())),
         "dac_cables": media.get("dac", 0),
-        "optics": sum(transceivers.values()),
-        "transceivers": dict(sorted(transceivers.items())),
+        "optics": sum(parts.optics.values()),
+        "transceivers": parts.optics,
+        "dacs": parts.dacs,
         "injection_tbps": round(injection / 1000, 3),
         "bisection_tbps": round(min(cuts) / 1000, 3) if hosts else 0.0,
         "oversubscription": oversubscription(f),

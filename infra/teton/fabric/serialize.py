@@ -23,6 +23,7 @@ from typing import Any, TypeVar
 from teton.catalogue.ports import port_map
 from teton.fabric import subnet
 from teton.fabric.codec import from_json, to_json
+from teton.fabric.floor import FloorPlan
 from teton.fabric.hostplan_json import dump_hosts, load_hosts
 from teton.fabric.intent import Buffers, ManagementIntent, Qos, Routing, SwitchPolicy
 from teton.fabric.model import Device, End, Fabric, Interface, Link
@@ -86,6 +87,8 @@ def dump_fabric(f: Fabric) -> str:
             "buffers": [to_json(b) for b in shared],
             "models": {n: m.model_dump(mode="json") for n, m in sorted(f.models.items())},
             "duplicate_names": list(f.duplicate_names)}
+    if f.floor is not None:
+        head["floor"] = to_json(f.floor)
     if f.subnet_manager is not None:   # InfiniBand only, so a RoCE fabric.json is as it was
         head["subnet_manager"] = subnet.to_json(f.subnet_manager)
     index = {(d.name, i.name): i.ordinal for d in f.devices.values() for i in d.interfaces}
@@ -165,7 +168,8 @@ def load_fabric(text: str) -> Fabric:
                       oversubscription_goals=MappingProxyType(dict(head["oversubscription_targets"])),
                       duplicate_names=tuple(head.get("duplicate_names", ())), hosts=hosts,
                       subnet_manager=None if head.get("subnet_manager") is None
-                      else subnet.from_json(head["subnet_manager"]))
+                      else subnet.from_json(head["subnet_manager"]),
+                      floor=_intent(FloorPlan, head.get("floor")))
     except FabricFormatError:
         raise
     except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:

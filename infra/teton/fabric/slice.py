@@ -2,7 +2,8 @@
 
 A per-device target (SONiC, EOS ...) renders a switch's files from that switch's record (placement, addresses, ports,
 interfaces and every intent attached to it: routing, QoS, management, buffers, policy ...), its model (port map,
-lanes, SKU strings) and the role of each neighbour it is cabled to (EOS writes `peer_type`).  Nothing else: not
+lanes, SKU strings), the role of each neighbour it is cabled to (EOS writes `peer_type`) and each port's expected LLDP
+neighbour with its cable id (`teton.fabric.neighbours`: SONiC's DEVICE_NEIGHBOR, EOS's descriptions).  Nothing else: not
 another device's addresses, not the links list, not the fabric-wide fields (the shared intents reach a device as its
 own fields).  So two devices with equal slices render identical files, which is what the incremental render
 (`teton.build.cache`) and `teton diff` rest on; and a change of the RoCE QoS changes the slices of the backend
@@ -31,6 +32,7 @@ from typing import Any, NamedTuple
 from pydantic import BaseModel
 
 from teton.fabric.model import Device, Fabric
+from teton.fabric.neighbours import Neighbour, expected, seed
 from teton.spec.model import SwitchModel
 
 # Fabric fields that are not fabric-wide facts (`head_digests`): the devices, the links, the models.
@@ -43,6 +45,7 @@ class DeviceSlice(NamedTuple):
     device: Device
     model: SwitchModel | None                 # its catalogue entry (None for servers)
     peers: tuple[tuple[str, str], ...]        # (name, role) of every device it is cabled to, by name
+    lldp: tuple[Neighbour, ...] = ()          # each Ethernet port's expected LLDP neighbour and cable id
 
 
 def fabric_head(fabric: Fabric) -> tuple[tuple[str, Any], ...]:
@@ -55,7 +58,7 @@ def device_slice(fabric: Fabric, name: str) -> DeviceSlice:
     d = fabric.devices[name]
     devices = fabric.devices
     peers = sorted({(i.peer, devices[i.peer].role) for i in d.interfaces if i.peer in devices})
-    return DeviceSlice(d, fabric.models.get(d.model), tuple(peers))
+    return DeviceSlice(d, fabric.models.get(d.model), tuple(peers), tuple(expected(fabric, d)))
 
 
 def slice_fabric(s: DeviceSlice) -> Fabric:
@@ -65,8 +68,10 @@ def slice_fabric(s: DeviceSlice) -> Fabric:
                           height_ru=0) for peer, role in s.peers}
     devices = {**stubs, s.device.name: s.device}
     models = {s.model.name: s.model} if s.model is not None else {}
-    return Fabric(name=NOT_IN_SLICE, site=NOT_IN_SLICE, backend=NOT_IN_SLICE,
-                  devices=MappingProxyType(dict(sorted(devices.items()))), links=(), models=MappingProxyType(models))
+    alone = Fabric(name=NOT_IN_SLICE, site=NOT_IN_SLICE, backend=NOT_IN_SLICE,
+                   devices=MappingProxyType(dict(sorted(devices.items()))), links=(), models=MappingProxyType(models))
+    seed(alone, s.device.name, s.lldp)
+    return alone
 
 
 @dataclass
@@ -118,7 +123,7 @@ def slice_digest(s: DeviceSlice, memo: DigestMemo | None = None) -> str:
     """sha256 of the slice: equal slices, equal digests; any difference in what the slice holds, another digest."""
     memo = memo if memo is not None else DigestMemo()
     d = s.device
-    return _sha(_canon([type(d).__name__, field_values(d, memo), _value(s.model, memo), s.peers]))
+    return _sha(_canon([type(d).__name__, field_values(d, memo), _value(s.model, memo), s.peers, s.lldp]))
 
 
 def device_digest(fabric: Fabric, name: str, memo: DigestMemo) -> str:

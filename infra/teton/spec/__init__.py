@@ -1,5 +1,6 @@
 """The cluster spec: typed model, loaders and JSON Schema."""
 
+from teton.spec.floor import Floor  # noqa: F401
 from teton.spec.hosts import HostSetup, Scheduler, ServiceHost  # noqa: F401
 from teton.spec.model import (  # noqa: F401
     Addressing,

@@ -13,6 +13,7 @@ from pydantic import Field, model_validator
 
 from teton import limits
 from teton.spec.base import SpecModel, limit_text
+from teton.spec.floor import Floor
 from teton.spec.grammar import (
     ABSOLUTE_PATH_PATTERN,
     BREAKOUT_PATTERN,
@@ -52,6 +53,8 @@ class PortGroup(SpecModel):
     form_factor: Name = Field(description="cage, e.g. QSFP-DD, OSFP, QSFP56")
     breakouts: list[Annotated[str, Field(pattern=BREAKOUT_PATTERN)]] = Field(
         default_factory=list, max_length=16, description="supported breakout modes, e.g. '2x200G'")
+    ports_per_cage: int = Field(default=1, ge=1, le=8, description="logical ports one cage holds: 2 on a QM9700, "
+                                "whose OSFP cage takes one twin-port transceiver feeding two ports")
 
 
 class HeadroomOverride(SpecModel):
@@ -553,4 +556,6 @@ class Cluster(SpecModel):
                                              description="extra catalogue entries; same name overrides the built-in; "
                                                          f"{limit_text('MAX_SWITCH_MODELS')}")
     hosts: HostSetup = Field(default_factory=HostSetup, description="what the host playbooks configure")
+    floor: Floor | None = Field(default=None, description="where the racks stand (cable lengths) and their power "
+                                "budget; none: the defaults, no budget")
     scheduler: Scheduler = Field(default_factory=Scheduler, description="the Slurm files of the build")

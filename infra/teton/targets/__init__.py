@@ -17,7 +17,14 @@ from collections.abc import Iterator
 from functools import cache
 
 from teton.catalogue import catalogue_for
-from teton.catalogue.naming import add_loader, port_namings, register_port_naming, unregister_port_naming
+from teton.catalogue.naming import (
+    add_loader,
+    port_namings,
+    register_lldp_port_id,
+    register_port_naming,
+    unregister_lldp_port_id,
+    unregister_port_naming,
+)
 from teton.fabric.model import Fabric
 from teton.fabric.roles import tier_roles
 from teton.findings import Finding
@@ -60,6 +67,8 @@ def _builtin() -> dict[str, Target]:
 def _register_namings(target: Target) -> None:
     for naming, name_port in target.port_namings.items():
         register_port_naming(naming, name_port)
+    for nos, port_id in target.lldp_port_ids.items():
+        register_lldp_port_id(nos, port_id)
 
 
 add_loader(_builtin)   # the design asks for a naming: the built-in packages register theirs
@@ -101,6 +110,8 @@ def unregister(name: str) -> None:
     if target is not None:
         for naming in target.port_namings:
             unregister_port_naming(naming)
+        for nos in target.lldp_port_ids:
+            unregister_lldp_port_id(nos)
         _builtin.cache_clear()   # a built-in naming the extra one replaced is registered again
 
 

@@ -21,7 +21,7 @@ from typing import Any, ClassVar, Protocol
 
 from teton.buildfolder import BuildFileError as BuildFileError  # re-exported: what a read-back raises
 from teton.buildfolder import BuildFolder, device_dir, device_path
-from teton.catalogue.naming import PortNaming
+from teton.catalogue.naming import LldpPortId, PortNaming
 from teton.fabric.intent import Routing
 from teton.fabric.model import Device, Fabric
 from teton.findings import Finding
@@ -119,6 +119,8 @@ class Target:
     version: ClassVar[str] = "1"      # bumped when the same Fabric would render differently
     # how its NOS names ports: {a switch model's `port_naming`: naming}, registered with the target
     port_namings: ClassVar[Mapping[str, PortNaming]] = {}
+    # how its NOS announces a port over LLDP: {nos: port id}, registered with the target (none: the port's name)
+    lldp_port_ids: ClassVar[Mapping[str, LldpPortId]] = {}
 
     def check(self, fabric: Fabric, file: str) -> Iterator[Finding]:
         """Intents this target cannot spell, as findings with the spec path to change (run by `teton validate`)."""

@@ -158,6 +158,8 @@ def build_documents(fabric: Fabric) -> Documents:
         own[controller] = {"teton_role": "controller", "teton_device": controller}
         if s.scheduler.controller_address:
             own[controller]["ansible_host"] = s.scheduler.controller_address
+    for d in [*gpu, *storage, *services]:
+        own[d.name]["teton_lldp"] = v.lldp_vars(fabric, d)
     if fabric.subnet_manager is not None:
         for host, instance in v.opensm_vars(fabric, fabric.subnet_manager).items():
             docs.add("subnet_manager", host)

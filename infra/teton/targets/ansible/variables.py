@@ -14,6 +14,7 @@ from typing import Any
 from teton.fabric.hostplan import GpuHostPlan, HostSettings, NicLink, ServicePlan, StoragePlan
 from teton.fabric.intent import Qos
 from teton.fabric.model import Device, Fabric, Interface
+from teton.fabric.neighbours import expected
 from teton.fabric.pkeys import DEFAULT_NAME, DEFAULT_PKEY, PkeyPartition
 from teton.fabric.roles import server_link_kinds
 from teton.fabric.subnet import SubnetManager
@@ -175,6 +176,13 @@ def service_host(device: Device, s: HostSettings) -> tuple[Vars, Vars]:
     own = {**_placement(device, "service"), "teton_service_role": plan.role, "teton_frontend": frontend_vars(device)}
     return own, {"teton_network": {"renderer": s.renderer, "lldp": s.lldp}, "teton_nic_links": links_vars(plan.links),
                  "teton_storage_mounts": mounts_vars(s, "service")}
+
+
+def lldp_vars(fabric: Fabric, device: Device) -> Vars:
+    """What the lldpd role announces: the name the switches expect, and each cabled Ethernet NIC's far end (as
+    that switch announces itself) and cable id (`teton.fabric.neighbours`)."""
+    return {"system": device.name, "interfaces": [{"name": n.port, "neighbour": f"{n.system} {n.port_id}",
+                                                   "cable": n.cable} for n in expected(fabric, device)]}
 
 
 def split_shared(hosts: Iterable[str], shared: Callable[[str], Vars]) -> tuple[Vars, dict[str, Vars]]:

@@ -1,51 +1,58 @@
-"""cabling.csv: the cable run list, one row per link, both ends with device, port, rack and rack unit.
+"""The cabling target: what the people who build the cluster order, pull and check, from the Fabric's cables
+(`teton.fabric.cables`) and expected neighbours (`teton.fabric.neighbours`).
 
-A cable's id is its rack's name, the rack unit of the switch in that rack it plugs into, and that switch's port
-(`z01-r001-45-016`: rack z01-r001, the switch at RU 45, port 16 of its model's port list): short enough for a label,
-unique (no two devices share a rack unit, no two cables a port), and a function of the cable's place alone.  The
-design gives every upper-tier port by the identity of what it joins (`teton.design.room`), so adding or removing a
-zone, a rack, a host, an aggregator or a spine renumbers no existing cable: a pull request's cabling diff shows the
-cables that change, not every row after them.
+- `cabling.csv`: the run list, one row per physical cable, A->Z once (the lower tier or the server at A): cable id,
+  site, hall, row, rack and RU of both ends, device and port of both ends, form factor and transceiver of each end,
+  medium, reach class, fibre, length and stock length class, twin-port and breakout notes (`runlist.COLUMNS`);
+- `cabling/bom.csv`: the bill of materials (switches per model, transceivers per part class, DACs and fibres per
+  length, NICs, GPUs, servers) and `cabling/rack-power.csv`, every rack's load against its budget;
+- `cabling/neighbours.json`: every Ethernet port's expected LLDP neighbour (system name and port id as that NOS
+  announces them) and cable, what `teton verify cabling` compares collected LLDP with;
+- `cabling/topology.dot`, and on InfiniBand `cabling/ibdiagnet.topo`: the same cables for the vendors' validators.
+
+The XLSX workbooks of the run list (a sheet per zone, one for the spines) and the BOM come from a build with
+`teton sheets BUILD -o DIR` (a build holds text files only: docs/DESIGN.md).
 """
 
 from __future__ import annotations
 
-import csv
-import io
-
-from teton.fabric.model import Fabric, Link
+from teton.fabric.bom import BOM_COLUMNS, RACK_COLUMNS, bom, bom_rows, rack_loads, rack_rows
+from teton.fabric.cables import cable_id, cables
+from teton.fabric.model import Fabric
+from teton.fabric.neighbours import NEIGHBOURS_FILE, neighbours_json
 from teton.targets.base import Files, RenderContext, Target
-from teton.targets.tokens import csv_cell
+from teton.targets.cabling.exports import dot, ibdiagnet_topo
+from teton.targets.cabling.runlist import COLUMNS, csv_text, run_list_csv
 
-COLUMNS = ("cable_id", "kind", "a_device", "a_port", "a_rack", "a_ru", "b_device", "b_port", "b_rack", "b_ru",
-           "speed_gbps", "medium", "transceiver", "zone", "rack")
+__all__ = ["COLUMNS", "TARGET", "CablingTarget", "cable_id", "render_files"]
+
+RUN_LIST = "cabling.csv"
+BOM_FILE = "cabling/bom.csv"
+RACK_POWER_FILE = "cabling/rack-power.csv"
+DOT_FILE = "cabling/topology.dot"
+IBDIAGNET_FILE = "cabling/ibdiagnet.topo"
 
 
-def cable_id(fabric: Fabric, link: Link) -> str:
-    """`<rack>-<RU>-<port>` of the switch end in the link's rack (the lower end when both are), else the lower end."""
-    ends = [e for e in (link.a, link.b) if fabric.devices[e.device].rack == link.rack
-            and fabric.devices[e.device].nos is not None] or [link.a]
-    device = fabric.devices[ends[0].device]
-    port = device.interface(ends[0].port)
-    return f"{link.rack}-{device.ru:02d}-{port.ordinal if port is not None else 0:03d}"
+def render_files(fabric: Fabric) -> Files:
+    found = cables(fabric)
+    files = {RUN_LIST: run_list_csv(found),
+             BOM_FILE: csv_text(BOM_COLUMNS, bom_rows(bom(fabric, found))),
+             RACK_POWER_FILE: csv_text(RACK_COLUMNS, rack_rows(rack_loads(fabric))),
+             NEIGHBOURS_FILE: neighbours_json(fabric),
+             DOT_FILE: dot(fabric, found)}
+    if fabric.backend == "infiniband":
+        files[IBDIAGNET_FILE] = ibdiagnet_topo(fabric, found)
+    return files
 
 
 class CablingTarget(Target):
     name = "cabling"
-    summary = "cabling.csv: the cable run list (both ends, rack, RU, medium, transceiver)"
+    summary = ("cabling.csv (the cable run list), cabling/: bill of materials, rack power, expected LLDP neighbours, "
+               "DOT and ibdiagnet topologies")
+    version = "2"
 
     def render(self, fabric: Fabric, ctx: RenderContext) -> Files:
-        buf = io.StringIO()
-        w = csv.writer(buf, lineterminator="\n")
-        w.writerow(COLUMNS)
-        devices = fabric.devices
-        for link in fabric.links:
-            a, b = devices[link.a.device], devices[link.b.device]
-            optic = "" if link.medium in ("dac", "aoc") else f"{link.speed_gbps}G-{link.medium}"
-            w.writerow([csv_cell(v) for v in (
-                cable_id(fabric, link), link.kind, a.name, link.a.port, a.rack, a.ru, b.name, link.b.port, b.rack,
-                b.ru, link.speed_gbps, link.medium, optic, "" if link.zone is None else link.zone, link.rack)])
-        return {"cabling.csv": buf.getvalue()}
+        return render_files(fabric)
 
 
 TARGET = CablingTarget()

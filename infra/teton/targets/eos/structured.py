@@ -13,7 +13,8 @@ from __future__ import annotations
 from typing import Any
 
 from teton.fabric.intent import Ecn, ManagementIntent, Qos, Routing, SwitchPolicy
-from teton.fabric.model import Device, Fabric
+from teton.fabric.model import Device, Fabric, Interface
+from teton.fabric.neighbours import Neighbour, expected
 from teton.frr.policy import TAG, PrefixList, RouteMap, route_policy
 from teton.secrets import secret_ref
 from teton.targets.tokens import token
@@ -248,6 +249,13 @@ def _routing(r: Routing) -> dict[str, Any]:
     return out
 
 
+def _description(i: Interface, n: Neighbour | None) -> str:
+    """The far end as its LLDP announces it (system name and port id) and the cable between them."""
+    if n is None:
+        return f"P2P {i.peer} {i.peer_port}"
+    return f"P2P {n.system} {n.port_id} cable {n.cable}"
+
+
 def structured_config(fabric: Fabric, d: Device) -> dict[str, Any]:
     assert d.routing is not None, f"{d.name}: an EOS switch has a routing intent"
     cfg: dict[str, Any] = {"hostname": d.name, "service_routing_protocols_model": "multi-agent",
@@ -270,8 +278,9 @@ def structured_config(fabric: Fabric, d: Device) -> dict[str, Any]:
         lo["ipv6_addresses"] = [d.loopback6]
     cfg["loopback_interfaces"] = [lo]
     interfaces = []
+    lldp = {n.port: n for n in expected(fabric, d)}
     for i in sorted(d.interfaces, key=lambda i: i.ordinal):
-        e: dict[str, Any] = {"name": i.name, "description": f"P2P {i.peer} {i.peer_port}", "shutdown": False,
+        e: dict[str, Any] = {"name": i.name, "description": _description(i, lldp.get(i.name)), "shutdown": False,
                              "mtu": i.mtu, "speed": f"{i.speed_gbps}g", "switchport": {"enabled": False},
                              "metadata": {"peer": i.peer, "peer_interface": i.peer_port,
                                           "peer_type": fabric.devices[i.peer].role}}

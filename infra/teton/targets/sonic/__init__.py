@@ -15,11 +15,12 @@ from typing import Any
 from teton.catalogue.naming import PortPlace
 from teton.fabric.intent import Buffers, Qos
 from teton.fabric.model import Device, Fabric
+from teton.fabric.neighbours import expected
 from teton.findings import Finding
 from teton.targets.base import BuildFileError, BuildFiles, DeviceTarget, DeviceView, Files, RenderContext
 from teton.targets.bgpview import BgpView
 from teton.targets.frr import render_frr
-from teton.targets.sonic.config_db import config_db, dump_config_db
+from teton.targets.sonic.config_db import config_db, dump_config_db, lldp_port_id, neighbour_tables
 from teton.targets.sonic.management import MGMT_VRF
 from teton.targets.sonic.readback import read_sonic, read_sonic_bgp
 from teton.targets.sonic.sku import buffers_template, pg_profile_lookup, qos_template
@@ -38,6 +39,7 @@ class SonicTarget(DeviceTarget):
     nos = "sonic"
     port_namings = {"sonic": sonic_port_name}
     files = ("config_db.json", "frr.conf")
+    lldp_port_ids = {"sonic": lldp_port_id}     # the port's alias, as lldpmgrd announces it
 
     def check(self, fabric: Fabric, file: str) -> Iterator[Finding]:
         devices = self.devices(fabric)
@@ -97,6 +99,8 @@ class SonicTarget(DeviceTarget):
                       state: Any) -> tuple[Files, list[Finding]]:
         assert device.routing is not None
         db = config_db(device, fabric.models[device.model])
+        db.update(neighbour_tables(expected(fabric, device), {i.peer: fabric.devices[i.peer].role
+                                                               for i in device.interfaces}))
         path = self.path(device.name, "config_db.json")
         problems = yang_findings(path, state.validate(device.name, db)) if state is not None else []
         return {path: dump_config_db(db),

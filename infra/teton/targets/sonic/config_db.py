@@ -10,18 +10,35 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from teton.catalogue.naming import PortPlace
+from teton.catalogue.ports import Port
 from teton.fabric.intent import Routing
 from teton.fabric.model import Device, Interface
+from teton.fabric.neighbours import Neighbour
 from teton.spec.model import SwitchModel
 from teton.targets.sonic.management import mgmt_tables
 from teton.targets.sonic.qos import policy_tables, qos_tables
 
 
+def port_alias(model: SwitchModel, port: Port) -> str:
+    """A port's alias (the front-panel name): what SONiC's lldpmgrd announces as the LLDP port id."""
+    return alias(port.slot, port.position, model.slots)
+
+
+def alias(slot: int, position: int, slots: int) -> str:
+    return f"eth{slot}/{position}/1" if slots > 1 else f"Ethernet{position}/1"
+
+
+def lldp_port_id(name: str, place: PortPlace, slots: int) -> str:
+    """lldpmgrd: `configure ports <name> lldp portidsubtype local <alias>`."""
+    return alias(place.slot, place.position, slots)
+
+
 def _ports(model: SwitchModel, device: Device, mtu_default: int) -> dict[str, dict[str, str]]:
     out: dict[str, dict[str, str]] = {}
     for port, i in device.port_map():
-        alias = f"eth{port.slot}/{port.position}/1" if model.slots > 1 else f"Ethernet{port.position}/1"
-        entry = {"alias": alias, "index": str(port.ordinal + 1), "lanes": ",".join(str(x) for x in port.lanes),
+        entry = {"alias": port_alias(model, port), "index": str(port.ordinal + 1),
+                 "lanes": ",".join(str(x) for x in port.lanes),
                  "speed": str((i.speed_gbps if i else port.speed_gbps) * 1000), "fec": "rs",
                  "mtu": str(i.mtu if i else mtu_default), "admin_status": "up" if i else "down"}
         if i:
@@ -39,6 +56,17 @@ def _breakouts(device: Device) -> dict[str, dict[str, str]]:
 DEVICE_TYPE = {"rtsw": "BackEndToRRouter", "ctsw": "BackEndLeafRouter", "atsw": "BackEndSpineRouter",
                "fe-rsw": "ToRRouter", "fsw": "LeafRouter", "ssw": "SpineRouter"}
 BASIC_COUNTERS = ("PORT", "QUEUE", "PG_WATERMARK", "QUEUE_WATERMARK", "PFCWD")
+
+
+def neighbour_tables(neighbours: list[Neighbour], roles: dict[str, str]) -> dict[str, Any]:
+    """DEVICE_NEIGHBOR (by local port: the far end's name and port id as it announces them over LLDP, as SONiC's
+    minigraph writes it) and DEVICE_NEIGHBOR_METADATA (each neighbour's type); `roles`: each neighbour's role."""
+    if not neighbours:
+        return {}
+    return {"DEVICE_NEIGHBOR": {n.port: {"name": n.system, "port": n.port_id, "local_port": n.port}
+                                for n in neighbours},
+            "DEVICE_NEIGHBOR_METADATA": {n.system: {"type": DEVICE_TYPE.get(roles.get(n.peer, ""), "Server")}
+                                         for n in neighbours}}
 
 
 def config_db(device: Device, model: SwitchModel) -> dict[str, Any]:
