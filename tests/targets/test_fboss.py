@@ -324,8 +324,9 @@ def test_diff_against_the_sonic_spelling_lists_each_switchs_files_and_keeps_ever
             ("frr.conf", "removed")}, name
     assert report["summary"]["bgp_sessions_added"] == report["summary"]["bgp_sessions_removed"] == 0
     ctsw = next(d for d in report["devices"] if d["name"] == "z01-ctsw01")
-    assert "-   description P2P z01-r001-rtsw Ethernet128\n+   description P2P z01-r001-rtsw eth4/1/1" in \
-        ctsw["files"][0]["diff"]                                # its peers see the FBOSS port names
+    diff = ctsw["files"][0]["diff"]                           # its peers see the FBOSS port names
+    assert "-   neighbor 10.1.0.1 description z01-r001-rtsw:Ethernet128\n" in diff
+    assert "+   neighbor 10.1.0.1 description z01-r001-rtsw:eth4/1/1\n" in diff
 
 
 def test_deploy_to_the_twin_runs_the_frr_spelling_of_an_fboss_switchs_read_back(fboss_build):
