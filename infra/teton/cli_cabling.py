@@ -132,36 +132,7 @@ def sheets(build: str, output: str) -> None:
     cli.err.print(f"wrote {folder / 'run-list.xlsx'} ({len(found):,} cables) and {folder / 'bom.xlsx'}")
 
 
-@click.command("lldp")
-@click.argument("which", metavar="TWIN")
-@click.option("-o", "--output", required=True, type=click.Path(file_okay=False), metavar="DIR",
-              help="folder for one `lldpctl -f json` file per device (what `teton verify cabling` reads)")
-def twin_lldp(which: str, output: str) -> None:
-    """Run lldpd in every namespace of the twin (each announcing as its device's NOS would) and write what every
-    device sees into DIR."""
-    from teton.twin.lldp import lldp_report
-
-    cli = _cli()
-    click.echo(json.dumps(cli._twin_call(lldp_report, False, which, Path(output)), indent=1, sort_keys=True))
-
-
-@click.command("swap")
-@click.argument("which", metavar="TWIN")
-@click.argument("a", metavar="DEVICE:PORT")
-@click.argument("b", metavar="DEVICE:PORT")
-def twin_swap(which: str, a: str, b: str) -> None:
-    """Cross two cables on purpose: the ports A and B trade their far ends (swap them again to undo)."""
-    from teton.twin.lldp import swap_report
-
-    cli = _cli()
-    click.echo(json.dumps(cli._twin_call(swap_report, False, which, a, b), indent=1, sort_keys=True))
-
-
 def register(main: click.Group) -> None:
-    """Add the cabling commands to teton's command line (and `twin lldp`, `twin swap` to its twin group)."""
+    """Add the cabling commands to teton's command line."""
     main.add_command(verify)
     main.add_command(sheets)
-    twin = main.commands.get("twin")
-    if isinstance(twin, click.Group):
-        twin.add_command(twin_lldp)
-        twin.add_command(twin_swap)
