@@ -563,7 +563,11 @@ def drift(build: str, twin_name: str | None, as_json: bool) -> None:
               help="the report's folder (index.html; from a SPEC, the build too, in DIR/build/)")
 @SPEC_TIMEOUT
 @NO_CACHE
-def docs(source: str, output: str, spec_timeout: float | None, no_cache: bool) -> None:
+@click.option("--what-if", "what_if", multiple=True, metavar="ROLE", help="sweep every single failure of ROLE's "
+              "devices (teton verify --fail-each) for the what-if table (repeatable)")
+@click.option("--no-verify", is_flag=True, help="leave out teton verify's results")
+def docs(source: str, output: str, spec_timeout: float | None, no_cache: bool, what_if: tuple[str, ...],
+         no_verify: bool) -> None:
     """A self-contained HTML report of SPEC (rendered first, into DIR/build/) or of a BUILD folder: the cluster and
     each zone drawn, the plan's figures, the bill of materials and verification where given, every device's files."""
     from teton.buildfolder import BuildFolder
@@ -578,7 +582,10 @@ def docs(source: str, output: str, spec_timeout: float | None, no_cache: bool) -
 
             folder = BuildFolder.open(build(source, out_dir / "build", timeout=spec_timeout,
                                             cache=_cache(no_cache)).path)
-        index = write_report(folder.fabric(), out_dir, folder)
+        from teton.cli_report import providers
+
+        index = write_report(folder.fabric(), out_dir, folder, providers(Path(folder.root or source), what_if,
+                                                                      not no_verify))
     err.print(f"wrote {index} ({index.stat().st_size:,} bytes)")
 
 

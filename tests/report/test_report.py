@@ -4,6 +4,7 @@ fill ("not available" without them), and links to every device's files that all 
 
 from __future__ import annotations
 
+import html
 import re
 import shutil
 from collections import Counter
@@ -209,6 +210,21 @@ def test_teton_docs_from_a_spec_and_from_a_build(lab_build, tmp_path):
     res = runner.invoke(main, ["docs", str(not_a_build), "-o", str(tmp_path / "x")])
     assert res.exit_code == 2 and "not a teton build folder" in res.output
     shutil.rmtree(tmp_path / "from-spec")
+
+
+def test_teton_docs_fills_the_bom_verify_and_what_if_sections_from_the_build(lab_build, tmp_path):
+    """From the build's cabling/bom.csv, `teton verify` on it, and `--what-if ctsw`: the worst single CTSW failure of
+    the lab costs the aggregation tier one path of four (4 ATSW-facing paths become 3)."""
+    import csv
+
+    res = CliRunner().invoke(main, ["docs", str(lab_build), "-o", str(tmp_path / "r"), "--what-if", "ctsw"])
+    assert res.exit_code == 0, res.output
+    text = (tmp_path / "r" / INDEX).read_text()
+    assert "not available" not in text
+    bom = list(csv.reader((lab_build / "cabling/bom.csv").open()))
+    assert all(f"<th>{html.escape(c)}</th>" in text for c in bom[0])
+    assert "every assertion holds" in text and "Worst single failure per tier" in text
+    assert '<td>ctsw</td><td class="n">8</td><td>z01-ctsw01</td><td>atsw 4 -&gt; 3</td>' in text
 
 
 def test_the_readme_shows_the_lab_reports_screenshot():
