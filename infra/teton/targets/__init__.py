@@ -35,6 +35,7 @@ from teton.targets.base import (
     DeviceTarget,
     DeviceView,
     Files,
+    LldpView,
     PortView,
     QosView,
     QueueView,
@@ -43,9 +44,9 @@ from teton.targets.base import (
     Target,
 )
 
-__all__ = ["BuildFileError", "BuildFiles", "DeviceTarget", "DeviceView", "Files", "PortView", "QosView", "QueueView",
-           "RenderContext", "Session", "Target", "check_fabric", "check_nos", "check_port_naming", "get", "names",
-           "nos_target", "register", "targets", "unregister"]
+__all__ = ["BuildFileError", "BuildFiles", "DeviceTarget", "DeviceView", "Files", "LldpView", "PortView", "QosView",
+           "QueueView", "RenderContext", "Session", "Target", "check_fabric", "check_nos", "check_port_naming", "get",
+           "names", "nos_target", "register", "targets", "unregister"]
 
 _EXTRA: dict[str, Target] = {}
 

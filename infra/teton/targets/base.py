@@ -92,6 +92,17 @@ class QosView:
     queues: tuple[QueueView, ...] = ()             # switches: every queue of every port
 
 
+@dataclass(frozen=True)
+class LldpView:
+    """What a device announces over LLDP, as its files configure it: the system name, and for each port (as the
+    device names it) the port id (SONiC's lldpmgrd: the PORT alias; EOS and FBOSS: the port's name; a server: the
+    interface name, from the lldpd role's variables)."""
+
+    system: str
+    ports: Mapping[str, str]
+    where: str                        # the file and path it was read from
+
+
 @dataclass
 class DeviceView:
     """A device as its rendered files describe it, in no vendor's terms."""
@@ -108,6 +119,7 @@ class DeviceView:
     qos_file: str = ""                # the file its interfaces and QoS were read from
     routing: Routing | None = None    # the whole routing intent, where the target reads it back completely
     frr_conf: str | None = None       # the device's own FRR configuration, where it runs FRR (SONiC's bgpd)
+    lldp: LldpView | None = None      # what it announces over LLDP, where its files say
 
 
 class Target:

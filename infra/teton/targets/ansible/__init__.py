@@ -29,13 +29,23 @@ import yaml
 
 from teton.buildfolder import host_vars_path
 from teton.fabric.model import Fabric
+from teton.fabric.neighbours import LLDP_KINDS
 from teton.fabric.pkeys import host_pkeys
 from teton.fabric.roles import server_link_kinds, server_roles
 from teton.findings import Finding, SpecError
 from teton.targets.ansible import variables as v
 from teton.targets.ansible.argspec import ArgspecError, RoleSpec, role_spec, site_roles
 from teton.targets.ansible.unsafe import Dumper, Loader, mark_yaml, unwrap, wrap_json
-from teton.targets.base import BuildFileError, BuildFiles, DeviceView, Files, PortView, RenderContext, Target
+from teton.targets.base import (
+    BuildFileError,
+    BuildFiles,
+    DeviceView,
+    Files,
+    LldpView,
+    PortView,
+    RenderContext,
+    Target,
+)
 
 DIR = "ansible"
 INVENTORY = f"{DIR}/inventory.yml"
@@ -288,17 +298,17 @@ class AnsibleTarget(Target):
             return [], []
         try:
             loaded = {host_vars_path(h): (h, _load(source, host_vars_path(h))) for h in servers
-                      if any(i.kind in FRONTEND_KINDS for i in fabric.devices[h].interfaces)}
+                      if any(i.kind in FRONTEND_KINDS or i.kind in LLDP_KINDS for i in fabric.devices[h].interfaces)}
             views = [_frontend_view(h, rel, data) for rel, (h, data) in loaded.items()]
             if not vendor:
-                return [v for v in views if v.interfaces], []
+                return [v for v in views if v.interfaces or v.lldp], []
             docs = build_documents(fabric)
             written = Documents()
             written.groups, written.children = docs.groups, docs.children
             written.files = {rel: loaded[rel][1] if rel in loaded else _load(source, rel) for rel in docs.files}
         except BuildFileError as exc:
             return [], [Finding(exc.path, "", exc.problem, rule="io")]
-        return [v for v in views if v.interfaces], check_documents(written)
+        return [v for v in views if v.interfaces or v.lldp], check_documents(written)
 
 
 FRONTEND_KINDS = server_link_kinds("frontend")
@@ -315,7 +325,20 @@ def _frontend_view(host: str, rel: str, data: dict[str, Any]) -> DeviceView:
                 tuple(str(g) for g in (nic.get("gateway4"), nic.get("gateway6")) if g))
     except (KeyError, TypeError, ValueError) as exc:
         raise BuildFileError(rel, f"teton_frontend is not what teton writes: {type(exc).__name__}: {exc}") from None
+    view.lldp = _lldp_view(rel, data.get("teton_lldp"))
     return view
+
+
+def _lldp_view(rel: str, lldp: Any) -> LldpView | None:
+    """What the lldpd role makes the host announce (`teton_lldp`): its system name, each NIC's name as its port id
+    (`portidsubtype ifname`)."""
+    if not lldp:
+        return None
+    try:
+        return LldpView(str(lldp["system"]), {str(i["name"]): str(i["name"]) for i in lldp["interfaces"]},
+                        f"{rel} teton_lldp")
+    except (KeyError, TypeError) as exc:
+        raise BuildFileError(rel, f"teton_lldp is not what teton writes: {type(exc).__name__}: {exc}") from None
 
 
 def _load(source: BuildFiles, rel: str) -> dict[str, Any]:

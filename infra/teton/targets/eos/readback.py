@@ -18,7 +18,7 @@ from teton.buildfolder import device_path
 from teton.fabric.intent import BgpTimersIntent, Family, Neighbor, PeerGroup, Routing
 from teton.findings import Finding
 from teton.secrets import referenced_secrets
-from teton.targets.base import DeviceView, PortView, QosView, QueueView, Session
+from teton.targets.base import DeviceView, LldpView, PortView, QosView, QueueView, Session
 
 _DSCP_LINE = re.compile(r"^([\d ]+) to traffic-class (\d+)$")
 _SIDE = {"uplinks": "up", "downlinks": "down"}
@@ -156,4 +156,8 @@ def read_eos(name: str, cfg: dict[str, Any]) -> tuple[DeviceView, list[Finding]]
         view.sessions = [Session(n.address, n.remote_as, f"router_bgp.neighbors[{k}]")
                          for k, n in enumerate(routing.neighbors)]
     view.qos, findings = _qos(cfg, rel)
+    # EOS announces its hostname and each interface's name as the port id (LLDP's default interface-name subtype)
+    view.lldp = LldpView(str(cfg.get("hostname") or name),
+                         {str(i["name"]): str(i["name"]) for i in cfg.get("ethernet_interfaces", []) if "name" in i},
+                         f"{rel} hostname, ethernet_interfaces[*].name")
     return view, findings

@@ -19,7 +19,7 @@ from typing import Any
 from teton.buildfolder import device_path
 from teton.fabric.intent import BgpTimersIntent, Family, Neighbor, PeerGroup, Routing
 from teton.findings import Finding
-from teton.targets.base import DeviceView, PortView, QosView, QueueView, Session
+from teton.targets.base import DeviceView, LldpView, PortView, QosView, QueueView, Session
 from teton.targets.fboss import enums as E
 
 AGENT, BGP = "agent.conf", "bgpcpp.conf"
@@ -131,6 +131,9 @@ def read_fboss(name: str, agent: dict[str, Any], bgp: dict[str, Any] | None,
     interfaces, loopbacks, names = _interfaces(sw)
     view = DeviceView(name, "switch", bgp_rel if bgp is not None else rel, loopbacks=loopbacks,
                       interfaces=interfaces, qos_file=rel, qos=_qos(sw))
+    # the agent's LLDP announces each port's name as its port id; the system name is the box's hostname, which the
+    # switch's provisioning sets (agent.conf has none): the device's name
+    view.lldp = LldpView(name, {n: n for n in names.values()}, f"{rel} sw.ports[*].name")
     findings: list[Finding] = []
     if bgp is not None:
         routing = _routing(bgp, sw, names, loopbacks, restart_min)

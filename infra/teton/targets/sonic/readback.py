@@ -10,7 +10,7 @@ from typing import Any
 from teton.buildfolder import device_path
 from teton.findings import Finding
 from teton.frr.conf import bgp_config
-from teton.targets.base import DeviceView, PortView, QosView, QueueView, Session
+from teton.targets.base import DeviceView, LldpView, PortView, QosView, QueueView, Session
 from teton.targets.bgpview import BgpView, PortAddress
 from teton.targets.frr_read import read_frr_bgp
 
@@ -38,6 +38,7 @@ def read_sonic(name: str, db: dict[str, Any], frr: str) -> tuple[DeviceView, lis
         findings.append(Finding(rel, f"BGP_NEIGHBOR|{ip}", "bgpcfgd would configure this neighbour itself, with peer "
                                 "groups and policies of its own beside frr.conf's", rule="sonic-frr-mismatch"))
     ports = db.get("PORT", {})
+    view.lldp = _lldp(name, db, rel)
     addrs: dict[str, list[str]] = defaultdict(list)
     for key in db.get("INTERFACE", {}):
         if "|" in key:
@@ -62,6 +63,14 @@ def read_sonic(name: str, db: dict[str, Any], frr: str) -> tuple[DeviceView, lis
             findings.append(Finding(rel, q.where, f"port QoS differs from {view.qos.where} on the same switch",
                                     rule="qos-mismatch"))
     return view, findings
+
+
+def _lldp(name: str, db: dict[str, Any], rel: str) -> LldpView:
+    """What lldpmgrd announces: DEVICE_METADATA's hostname as system name, each port's alias as its port id
+    (`configure ports <port> lldp portidsubtype local <alias>`; a port without an alias: its name)."""
+    host = db.get("DEVICE_METADATA", {}).get("localhost", {}).get("hostname")
+    ports = {str(p): str(row.get("alias") or p) for p, row in db.get("PORT", {}).items() if isinstance(row, dict)}
+    return LldpView(str(host) if host else name, ports, f"{rel} DEVICE_METADATA|localhost/hostname, PORT/*/alias")
 
 
 def _queues(db: dict[str, Any]) -> list[QueueView]:
