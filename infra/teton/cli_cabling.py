@@ -1,4 +1,5 @@
-"""teton's cabling commands: `teton verify cabling BUILD --lldp DIR` and `teton sheets BUILD -o DIR`.
+"""teton's cabling commands: `teton verify cabling BUILD --lldp DIR`, `teton sheets BUILD -o DIR`, and the twin's
+`teton twin lldp TWIN -o DIR` and `teton twin swap TWIN A B`.
 
 `verify` is a group whose subcommands check a build against what runs (`cabling`: the wiring, from LLDP).  A plain
 `teton verify BUILD ...` (no subcommand name first) runs the group's default subcommand when one is registered
@@ -125,14 +126,51 @@ def sheets(build: str, output: str) -> None:
         folder = Path(output)
         try:
             folder.mkdir(parents=True, exist_ok=True)
-            (folder / "run-list.xlsx").write_bytes(run_list)
-            (folder / "bom.xlsx").write_bytes(materials)
+            for name, data in (("run-list.xlsx", run_list), ("bom.xlsx", materials)):
+                tmp = folder / f".{name}.tmp"        # a workbook is whole or the previous one: written, then renamed
+                tmp.write_bytes(data)
+                tmp.replace(folder / name)
         except OSError as exc:
             raise TetonError(f"{folder}: cannot be written: {exc.strerror or exc}") from None
     cli.err.print(f"wrote {folder / 'run-list.xlsx'} ({len(found):,} cables) and {folder / 'bom.xlsx'}")
 
 
+@click.command("lldp")
+@click.argument("which", metavar="TWIN")
+@click.option("-o", "--output", required=True, type=click.Path(file_okay=False), metavar="DIR",
+              help="folder for one `lldpctl -f json` file per device (what `teton verify cabling` reads)")
+@click.option("--json", "as_json", is_flag=True, help="the report as JSON only")
+def twin_lldp(which: str, output: str, as_json: bool) -> None:
+    """Run lldpd in every namespace of the twin (each announcing what its device's files configure: SONiC's PORT
+    aliases, EOS's and FBOSS's port names, the lldpd role's variables on a server) and write what every device
+    sees into DIR; `teton verify cabling BUILD --lldp DIR` compares it with the design.  Exit 1 when what lldpd
+    saw did not settle to what the twin's cables show."""
+    from teton.twin import service
+
+    cli = _cli()
+    r = cli._twin_call(service.lldp, as_json, which, Path(output))
+    cli._twin_out(r, as_json, r.settled)
+
+
+@click.command("swap")
+@click.argument("which", metavar="TWIN")
+@click.argument("a", metavar="DEVICE:PORT")
+@click.argument("b", metavar="DEVICE:PORT")
+@click.option("--json", "as_json", is_flag=True, help="the report as JSON only")
+def twin_swap(which: str, a: str, b: str, as_json: bool) -> None:
+    """Cross two cables on purpose: the ports A and B trade their far ends and keep their addresses (the same two
+    again, or `teton twin restore`, put them back)."""
+    from teton.twin import service
+
+    cli = _cli()
+    cli._twin_out(cli._twin_call(service.swap, as_json, which, a, b), as_json)
+
+
 def register(main: click.Group) -> None:
-    """Add the cabling commands to teton's command line."""
+    """Add the cabling commands to teton's command line (and `twin lldp`, `twin swap` to its twin group)."""
     main.add_command(verify)
     main.add_command(sheets)
+    twin = main.commands.get("twin")
+    if isinstance(twin, click.Group):
+        twin.add_command(twin_lldp)
+        twin.add_command(twin_swap)

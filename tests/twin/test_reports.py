@@ -61,6 +61,6 @@ def test_restore_and_down_json():
     r = RestoreResult(twin="lab", restored=Failures(links=(("a:1", "b:2"),)), restarted=("c3",), reconvergence=rc)
     assert r.to_json() == {"twin": "lab", "restored": {"devices": [], "links": [["a:1", "b:2"]]},
                            "restarted": ["c3"], "reconvergence": {"sessions_settled_s": 1.0, "ecmp_settled_s": 2.0,
-                                                                  "ecmp_mismatched": []}}
+                                                                  "ecmp_mismatched": []}, "uncrossed": []}
     assert DownResult(twin="lab", stopped=True, leftovers_removed=("netns x",)).to_json() == {
         "twin": "lab", "stopped": True, "leftovers_removed": ["netns x"]}

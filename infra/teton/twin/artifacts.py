@@ -6,8 +6,9 @@ runs its rendered `frr.conf` unchanged with the addresses of its `config_db.json
 (EOS) runs the FRR spelling (`teton.targets.frr`) of the routing read back from its structured config.  A server is
 the union of what the targets read back about it: a GPU host's rails from `hosts/backend.json`, each source-routed to
 its own rack switch port (one rail per NIC); every server's front-end NICs from its Ansible host variables
-(`teton_frontend`, what the host_nics role configures), with one ECMP default route over them.  Links and
-expectations come from the build's `fabric.json`.
+(`teton_frontend`, what the host_nics role configures), with one ECMP default route over them.  What each node
+announces over LLDP (`teton twin lldp`) is its target's `LldpView` of its files.  Links and expectations come from
+the build's `fabric.json`.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from teton.buildfolder import BuildFolder, device_dir
 from teton.expect import FRONTEND_NICS, ROUTED, TIER
@@ -58,12 +60,31 @@ def plan_name(cluster: str) -> str:
     return re.sub(r"[^A-Za-z0-9_]", "_", cluster)[:16]
 
 
+_LLDP_VALUE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/@+-]{0,63}")
+
+
+def _lldp(views: list[DeviceView], ports: set[str]) -> dict[str, Any]:
+    """The LLDP announcement of a node (TwinNode's lldp_system and lldp_ports) from the views that say it, for its
+    interfaces in the twin; a name or port id outside the grammar lldpd's configuration takes is refused (it is
+    written into an lldpcli command line)."""
+    found = next((v.lldp for v in views if v.lldp is not None), None)
+    if found is None:
+        return {}
+    announced = [(p, i) for p, i in sorted(found.ports.items()) if p in ports]
+    bad = [x for x in (found.system, *(i for _, i in announced)) if not _LLDP_VALUE.fullmatch(x)]
+    if bad:
+        raise SpecError([Finding(found.where, "", f"{bad[0]!r} cannot be announced over LLDP (letters, digits and "
+                                 "._:/@+- only, 64 at most)", rule="twin")])
+    return {"lldp_system": found.system, "lldp_ports": tuple(announced)}
+
+
 def _switch(view: DeviceView, fabric: Fabric) -> tuple[TwinNode, SwitchOrigin]:
     interfaces = [TwinInterface("lo", view.loopbacks, 65536)] + [
         TwinInterface(name, port.addresses, port.mtu or 1500) for name, port in sorted(view.interfaces.items())]
+    lldp = _lldp([view], set(view.interfaces))
     if view.frr_conf is not None:
-        return (TwinNode(name=view.name, kind="switch", interfaces=tuple(interfaces), frr_conf=view.frr_conf),
-                SwitchOrigin(as_frr=False))
+        return (TwinNode(name=view.name, kind="switch", interfaces=tuple(interfaces), frr_conf=view.frr_conf,
+                         **lldp), SwitchOrigin(as_frr=False))
     if view.routing is None:
         raise SpecError([Finding(view.file, "", "no routing could be read back, so the twin cannot run it",
                                  rule="twin")])
@@ -73,7 +94,7 @@ def _switch(view: DeviceView, fabric: Fabric) -> tuple[TwinNode, SwitchOrigin]:
         # the NOS keeps its own connect-retry timer; FRR gets the design's, so that sessions come back as fast
         routing = replace(routing, timers=replace(routing.timers, connect_retry=designed.timers.connect_retry))
     return (TwinNode(name=view.name, kind="switch", interfaces=tuple(interfaces),
-                     frr_conf=render_frr(view.name, routing)),
+                     frr_conf=render_frr(view.name, routing), **lldp),
             SwitchOrigin(as_frr=True))
 
 
@@ -107,7 +128,7 @@ def _host(views: list[DeviceView], fabric: Fabric) -> TwinNode:
             source.append((addr.split("/")[0], gw, nic))
     interfaces = tuple(TwinInterface(n, p.addresses, p.mtu or 1500) for n, p in ports.items())
     return TwinNode(name=name, kind="host", interfaces=interfaces, frr_conf=None, routes=tuple(routes),
-                    source_routes=tuple(source))
+                    source_routes=tuple(source), **_lldp(views, set(ports)))
 
 
 def twin_plan(build: BuildFolder | Path, name: str | None = None) -> TwinSource:

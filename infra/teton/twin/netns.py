@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from teton.twin.plan import TwinNode, TwinPlan, linux_ifname
+from teton.twin.plan import TwinLink, TwinNode, TwinPlan, linux_ifname
 from teton.twin.processes import run, run_all
 
 NETNS_DIR = Path("/run/netns")
@@ -102,7 +102,41 @@ def configure_interfaces(plan: TwinPlan, ns: dict[str, str], node_dir: Callable[
     return []
 
 
-def route_lines(node: TwinNode) -> str:
+def recable(old: Iterable[TwinLink], new: Iterable[TwinLink], nodes: dict[str, TwinNode], ns: dict[str, str]
+            ) -> list[str]:
+    """Pull the cables `old` (their veth pairs deleted) and lay `new` between the same interfaces: each new pair
+    gets its ends' MTU and addresses back and is set up; a server's static routes over them are replaced (its
+    source rules name no interface and stay)."""
+    new = list(new)
+    ends = [(link.a_node, link.a_if) for link in old]
+    dels = [(ns[n], f"link del dev {linux_ifname(i)}\n") for n, i in ends]
+    results = run_all([["ip", "-n", n, "-batch", "-"] for n, _ in dels], [b for _, b in dels])
+    if bad := [f"{n}: {r.stderr.strip()}" for (n, _), r in zip(dels, results, strict=True) if r.returncode]:
+        return bad
+    batch = "".join(f"link add name {linux_ifname(link.a_if)} mtu {link.mtu} netns {ns[link.a_node]} type veth peer "
+                    f"name {linux_ifname(link.b_if)} mtu {link.mtu} netns {ns[link.b_node]}\n" for link in new)
+    if (res := run(["ip", "-batch", "-"], input=batch)).returncode:
+        return [res.stderr.strip()[-2000:]]
+    touched: dict[str, list[str]] = {}
+    for link in new:
+        touched.setdefault(link.a_node, []).append(link.a_if)
+        touched.setdefault(link.b_node, []).append(link.b_if)
+    batches = []
+    for name, ports in sorted(touched.items()):
+        node = nodes[name]
+        lines = []
+        for itf in (i for i in node.interfaces if i.name in ports):
+            dev = linux_ifname(itf.name)
+            lines += [f"addr add {a} dev {dev}" + (" nodad" if ":" in a else "") for a in itf.addresses]
+            lines.append(f"link set dev {dev} up")
+        if node.routes or node.source_routes:
+            lines += route_lines(node, rules=False).splitlines()
+        batches.append((ns[name], "\n".join(lines) + "\n"))
+    results = run_all([["ip", "-n", n, "-batch", "-"] for n, _ in batches], [b for _, b in batches])
+    return [f"{n}: {r.stderr.strip()}" for (n, _), r in zip(batches, results, strict=True) if r.returncode]
+
+
+def route_lines(node: TwinNode, rules: bool = True) -> str:
     """``ip -batch`` lines for a node's static routes (ECMP as multipath), its source tables and IPv4 rules."""
     groups: dict[str, list[tuple[str, str]]] = {}
     for prefix, via, dev in node.routes:
@@ -118,7 +152,7 @@ def route_lines(node: TwinNode) -> str:
     for n, (_, via, dev) in enumerate(node.source_routes):
         default = "::/0" if ":" in via else "0.0.0.0/0"
         lines.append(f"route replace {default} via {via} dev {linux_ifname(dev)} table {SOURCE_TABLE + n}")
-    return "\n".join(lines) + "\n" + source_rules(node, 4)
+    return "\n".join(lines) + "\n" + (source_rules(node, 4) if rules else "")
 
 
 def source_rules(node: TwinNode, family: int) -> str:

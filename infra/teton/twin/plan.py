@@ -45,6 +45,10 @@ class TwinNode:
     routes: tuple[tuple[str, str, str], ...] = ()  # static kernel routes: (prefix or "default", via, dev)
     # source routing (a host with one NIC per rail): traffic from `source` leaves by `dev` towards `via`
     source_routes: tuple[tuple[str, str, str], ...] = ()  # (source address, via, dev)
+    # what it announces over LLDP, as its files configure it (`teton twin lldp`): its system name and, per plan
+    # interface, the port id ("" and (): it announces nothing)
+    lldp_system: str = ""
+    lldp_ports: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -185,6 +189,8 @@ def plan_from_dict(data: dict[str, Any]) -> TwinPlan:
             frr_conf=n.get("frr_conf"),
             routes=tuple(tuple(r) for r in n.get("routes", ())),
             source_routes=tuple(tuple(r) for r in n.get("source_routes", ())),
+            lldp_system=str(n.get("lldp_system", "")),
+            lldp_ports=tuple((str(p), str(i)) for p, i in n.get("lldp_ports", ())),
         )
         for n in data["nodes"]
     )

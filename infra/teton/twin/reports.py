@@ -156,10 +156,11 @@ class RestoreResult:
     restored: Failures
     restarted: tuple[str, ...]                 # switches whose daemons had died outside teton
     reconvergence: Reconvergence
+    uncrossed: tuple[tuple[str, str], ...] = ()   # the port pairs of `twin swap`s undone
 
     def to_json(self) -> dict[str, Any]:
         return {"twin": self.twin, "restored": self.restored.to_json(), "restarted": list(self.restarted),
-                "reconvergence": self.reconvergence.to_json()}
+                "reconvergence": self.reconvergence.to_json(), "uncrossed": [list(x) for x in self.uncrossed]}
 
 
 @dataclass(frozen=True)
@@ -173,3 +174,35 @@ class DownResult:
 
 
 TwinResult = TwinUp | VerifyReport | FailResult | RestoreResult | DownResult
+
+
+@dataclass(frozen=True)
+class LldpResult:
+    """What `teton twin lldp` collected: one file per device, and whether what lldpd saw matched the cables."""
+
+    twin: str
+    folder: str
+    devices: int
+    neighbours: int
+    started: int                               # lldpd daemons started by this call (0: they were running)
+    settled_s: float
+    settled: bool                              # every device saw what the twin's cables make visible
+
+    def to_json(self) -> dict[str, Any]:
+        return {"twin": self.twin, "folder": self.folder, "devices": self.devices, "neighbours": self.neighbours,
+                "lldpd_started": self.started, "settled_s": self.settled_s, "settled": self.settled}
+
+
+@dataclass(frozen=True)
+class SwapResult:
+    """Two cables crossed (`teton twin swap`): the ports, the cables' ids, and the ends as they lie now."""
+
+    twin: str
+    ports: tuple[str, str]
+    cables: tuple[str, str]
+    now: tuple[str, str]                       # "dev:port <-> dev:port" of each new link
+    undone: bool                               # the swap put the two cables back as designed
+
+    def to_json(self) -> dict[str, Any]:
+        return {"twin": self.twin, "ports": list(self.ports), "cables": list(self.cables), "now": list(self.now),
+                "as_designed": self.undone}

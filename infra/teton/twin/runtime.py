@@ -31,7 +31,7 @@ import stat
 import subprocess
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -415,8 +415,43 @@ class Twin:
         self._set_ends(self._link_ends(a_node, a_if), up)
 
     def _set_ends(self, ends: Iterable[tuple[str, str]], up: bool) -> None:
+        ends = list(ends)
         if bad := ns_ops.set_links([(self._ns[node], itf) for node, itf in ends], up):
             raise TwinError(f"link {'up' if up else 'down'} failed: {'; '.join(bad)}")
+        # an interface set down loses the kernel's static routes over it: a server gets its own back (a switch's
+        # come from zebra again)
+        hosts = sorted({n for n, _ in ends if up and (self._nodes[n].routes or self._nodes[n].source_routes)})
+        results = processes.run_all([["ip", "-n", self._ns[n], "-batch", "-"] for n in hosts],
+                                    [ns_ops.route_lines(self._nodes[n], rules=False) for n in hosts])
+        if bad := [f"{n}: {r.stderr.strip()}" for n, r in zip(hosts, results, strict=True) if r.returncode]:
+            raise TwinError(f"routes over the links brought up failed: {'; '.join(bad)}")
+
+    def swap(self, one: tuple[str, str], other: tuple[str, str]) -> tuple[TwinLink, TwinLink]:
+        """Cross two cables: the interfaces `one` and `other` (node, interface) trade their far ends, keeping their
+        addresses (swap the same two again to undo).  Returns the two new links."""
+        old = []
+        for node, itf in (one, other):
+            link = self._ends.get((node, itf))
+            if link is None:
+                raise TwinError(f"{node}:{itf} is no end of a link of twin {self.plan.name!r}")
+            old.append(link)
+        if old[0] == old[1]:
+            raise TwinError(f"{one[0]}:{one[1]} and {other[0]}:{other[1]} are the two ends of one cable")
+        far = [(lk.b_node, lk.b_if) if (lk.a_node, lk.a_if) == end else (lk.a_node, lk.a_if)
+               for lk, end in zip(old, (one, other), strict=True)]
+        new = [TwinLink(*one, *far[1], min(old[0].mtu, old[1].mtu)),
+               TwinLink(*other, *far[0], min(old[0].mtu, old[1].mtu))]
+        if bad := ns_ops.recable(old, new, self._nodes, self._ns):
+            raise TwinError("recabling failed:\n  " + "\n  ".join(bad[:20]))
+        links = [lk for lk in self.plan.links if lk not in old] + new
+        self.plan = replace(self.plan, links=tuple(links))
+        for lk in old:
+            for end in ((lk.a_node, lk.a_if), (lk.b_node, lk.b_if)):
+                self._ends.pop(end, None)
+        for lk in new:
+            self._ends[(lk.a_node, lk.a_if)] = self._ends[(lk.b_node, lk.b_if)] = lk
+        self._save_state("up")
+        return new[0], new[1]
 
     def _node_links(self, node: str) -> list[tuple[str, str]]:
         return sorted(

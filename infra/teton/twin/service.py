@@ -36,9 +36,11 @@ from teton.expect import (
 )
 from teton.expect import check as check_promise
 from teton.fabric.model import Fabric
+from teton.fabric.neighbours import expected
 from teton.findings import TetonError
 from teton.secrets import resolve
 from teton.spec.load import load_spec
+from teton.twin import lldp as twin_lldp
 from teton.twin.artifacts import plan_name, twin_plan
 from teton.twin.capacity import check_fits
 from teton.twin.plan import TwinPlan
@@ -47,9 +49,11 @@ from teton.twin.reports import (
     DownResult,
     EcmpCheck,
     FailResult,
+    LldpResult,
     PingCheck,
     Reconvergence,
     RestoreResult,
+    SwapResult,
     TwinUp,
     VerifyReport,
 )
@@ -80,6 +84,7 @@ class TwinMeta:
     origin: dict[str, str]                 # switch -> how it got its routing config
     as_frr: tuple[str, ...]
     failures: Failures
+    swaps: tuple[tuple[str, str], ...] = ()     # `twin swap`s in force, in order: the two ports ("dev:port") each
 
     @property
     def switches(self) -> list[str]:
@@ -87,13 +92,14 @@ class TwinMeta:
 
     def to_json(self) -> dict[str, Any]:
         return {"source": self.source, "name": self.name, "origin": self.origin, "as_frr": list(self.as_frr),
-                "failures": self.failures.to_json()}
+                "failures": self.failures.to_json(), "swaps": [list(x) for x in self.swaps]}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> TwinMeta:
         return cls(source=str(data["source"]), name=str(data["name"]),
                    origin={str(k): str(v) for k, v in data["origin"].items()},
-                   as_frr=tuple(str(d) for d in data["as_frr"]), failures=Failures.from_json(data["failures"]))
+                   as_frr=tuple(str(d) for d in data["as_frr"]), failures=Failures.from_json(data["failures"]),
+                   swaps=tuple((str(a), str(b)) for a, b in data.get("swaps", [])))
 
 
 def _load_meta(name: str) -> TwinMeta:
@@ -305,6 +311,9 @@ def fail(which: str, what: str, how: str = "kill") -> FailResult:
     twin = load_twin(name)
     device, link = _parse_failure(fabric, what)
     failures = meta.failures
+    crossed = _crossed(fabric, meta)
+    if link is not None and link in crossed:
+        raise TetonError(f"link {link[0]} <-> {link[1]} is crossed by `teton twin swap`; `teton twin restore` first")
     t0 = time.monotonic()
     if link is None:
         if device in failures.devices:
@@ -319,11 +328,88 @@ def fail(which: str, what: str, how: str = "kill") -> FailResult:
         failures = replace(failures, links=(*failures.links, link))
     meta = replace(meta, failures=failures)
     _save_meta(name, meta)
-    settled = _reconverge(twin, fabric, meta, failures, t0)
-    after = check_promise(promise(fabric, [], failures, Sampling(ecmp=0)), TwinObserver(twin))
+    # a crossed cable carries no session (its ends' addresses are not one subnet): as good as failed
+    effective = replace(failures, links=(*failures.links, *crossed))
+    settled = _reconverge(twin, fabric, meta, effective, t0)
+    after = check_promise(promise(fabric, [], effective, Sampling(ecmp=0)), TwinObserver(twin))
     return FailResult(twin=name, failed=what, how=how if link is None else "link down", reconvergence=settled,
                       lost=lost_paths(fabric, failures), probed=len(after.promise.pings) + len(after.promise.reach),
                       unreached=after.pings + after.reach)
+
+
+def _crossed(fabric: Fabric, meta: TwinMeta) -> tuple[tuple[str, str], ...]:
+    """The designed links (as Failures spells links) of the cables that `twin swap`s in force have crossed."""
+    out = []
+    for pair in meta.swaps:
+        for end in pair:
+            _, link = _parse_failure(fabric, end)
+            if link is not None and link not in out:
+                out.append(link)
+    return tuple(out)
+
+
+def _end(text: str) -> tuple[str, str]:
+    dev, _, port = text.partition(":")
+    return dev, port
+
+
+def swap(which: str, a: str, b: str) -> SwapResult:
+    """Cross two cables of the twin `which` on purpose: the ports `a` and `b` ('device:port') trade their far ends,
+    keeping their addresses (as two patch cords swapped at a panel).  The same two again put them back; `restore`
+    undoes every swap."""
+    name = twin_name(which)
+    meta = _load_meta(name)
+    fabric = _fabric(name)
+    twin = load_twin(name)
+    for end in (a, b):
+        dev, port = _end(end)
+        if dev not in fabric.devices or fabric.devices[dev].interface(port) is None:
+            raise TetonError(f"{end!r} is no port 'device:port' of this fabric")
+        down = [x for x in meta.failures.links if end in x] + [d for d in meta.failures.devices if d == dev]
+        if down:
+            raise TetonError(f"{end} is on a failed {'link' if ':' in down[0][0] else 'switch'}; `teton twin "
+                             "restore` first")
+    if _end(a) == _end(b):
+        raise TetonError(f"{a} is given twice: name the two ports whose cables to cross")
+    cables = tuple(next((n.cable for n in expected(fabric, fabric.devices[_end(x)[0]]) if n.port == _end(x)[1]), "")
+                   for x in (a, b))
+    one, other = twin.swap(_end(a), _end(b))
+    laid = {(lk.a_node, lk.a_if) for lk in (one, other)} | {(lk.b_node, lk.b_if) for lk in (one, other)}
+    deadline = time.monotonic() + 10
+    while not laid <= twin_lldp.up_ends(twin):       # the new veth pairs' carriers come up
+        if time.monotonic() > deadline:
+            raise TwinError(f"the crossed cables did not come up within 10 s: {sorted(laid)}")
+        time.sleep(0.05)
+    swaps = meta.swaps
+    if (b, a) in swaps or (a, b) in swaps:
+        swaps = tuple(x for x in swaps if x not in ((a, b), (b, a)))
+    else:
+        swaps = (*swaps, (a, b))
+    _save_meta(name, replace(meta, swaps=swaps))
+    designed = {frozenset(((link.a.device, link.a.port), (link.b.device, link.b.port))) for link in fabric.links}
+    return SwapResult(twin=name, ports=(a, b), cables=(cables[0], cables[1]),
+                      now=(f"{one.a_node}:{one.a_if} <-> {one.b_node}:{one.b_if}",
+                           f"{other.a_node}:{other.a_if} <-> {other.b_node}:{other.b_if}"),
+                      undone=all(frozenset(((lk.a_node, lk.a_if), (lk.b_node, lk.b_if))) in designed
+                                 for lk in (one, other)))
+
+
+def lldp(which: str, folder: Path) -> LldpResult:
+    """Run lldpd in every namespace of the twin `which` (once; each announcing what its device's files configure)
+    and write what every device sees into `folder`, one `lldpctl -f json` file per device (`teton verify cabling`
+    reads them)."""
+    name = twin_name(which)
+    _load_meta(name)
+    twin = load_twin(name)
+    started = twin_lldp.start(twin)
+    raw, seconds, settled = twin_lldp.collect(twin)
+    try:
+        twin_lldp.write(raw, folder)
+    except OSError as exc:
+        raise TetonError(f"{folder}: cannot be written: {exc.strerror or exc}") from None
+    seen = sum(len(x) for ports in twin_lldp.seen(raw).values() for x in ports.values())
+    return LldpResult(twin=name, folder=str(folder), devices=len(raw), neighbours=seen, started=len(started),
+                      settled_s=round(seconds, 2), settled=settled)
 
 
 def restore(which: str) -> RestoreResult:
@@ -332,18 +418,21 @@ def restore(which: str) -> RestoreResult:
     meta = _load_meta(name)
     fabric = _fabric(name)
     twin = load_twin(name)
-    failures = meta.failures
+    failures, swaps = meta.failures, meta.swaps
     t0 = time.monotonic()
+    for a, b in reversed(swaps):        # a swap undoes itself
+        twin.swap(_end(a), _end(b))
     for device in failures.devices:
         twin.start_node(device)
     for a, _ in failures.links:
         dev, _, port = a.partition(":")
         twin.set_link(dev, port, True)
     restarted = twin.ensure_running()
-    meta = replace(meta, failures=NO_FAILURES)
+    meta = replace(meta, failures=NO_FAILURES, swaps=())
     _save_meta(name, meta)
     return RestoreResult(twin=name, restored=failures, restarted=tuple(restarted),
-                         reconvergence=_reconverge(twin, fabric, meta, NO_FAILURES, t0))
+                         reconvergence=_reconverge(twin, fabric, meta, NO_FAILURES, t0),
+                         uncrossed=swaps)
 
 
 def down(which: str | None = None, name: str | None = None) -> DownResult:
