@@ -88,7 +88,8 @@ def verify_cabling(build: str, lldp_dir: str, as_json: bool) -> None:
         for m in report.missing:
             out.print(f"missing   cable {escape(m['cable'])}: {escape(m['a'])} <-> {escape(m['b'])}")
         for e in report.extra:
-            out.print(f"extra     {escape(e['device'])} {escape(e['port'])} sees {escape(e['found'])}")
+            beside = f" beside its designed neighbour {e['beside']}" if e.get("beside") else ""
+            out.print(f"extra     {escape(e['device'])} {escape(e['port'])} sees {escape(e['found'])}{escape(beside)}")
         for w in report.one_way:
             out.print(f"one-way   cable {escape(w['cable'])}: seen by {escape(w['seen_by'])}, not by "
                       f"{escape(w['not_seen_by'])}")

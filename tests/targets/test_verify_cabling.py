@@ -71,6 +71,21 @@ def test_a_pulled_cable_is_missing_and_a_stray_one_extra(lab_build, views, tmp_p
                                 "found_cable": "z01-r001-45-007"}]
 
 
+def test_a_second_neighbour_beside_the_designed_one_is_extra(lab_build, views, tmp_path):
+    folder = _write(tmp_path / "lldp", views)
+    data = json.loads((folder / "z01-r001-h1.json").read_text())
+    stray = {"be0": {"via": "LLDP", "chassis": {"z01-r002-rtsw": {}}, "port": {"id": {"type": "local",
+                                                                                       "value": "eth2/1/1"}}}}
+    data["lldp"]["interface"].append(stray)      # be0 sees its RTSW and, through something in between, another
+    (folder / "z01-r001-h1.json").write_text(json.dumps(data))
+    code, report = _verify(lab_build, folder)
+    assert code == 1 and not report["miswired"] and not report["missing"]
+    assert [(e["device"], e["port"], e["found"], e["beside"]) for e in report["extra"]] == [
+        ("z01-r001-h1", "be0", "z01-r002-rtsw eth2/1/1", f"z01-r001-rtsw {views['z01-r001-h1']['be0'][1]}")]
+    code, text = run("verify", "cabling", str(lab_build), "--lldp", str(folder))
+    assert code == 1 and "beside its designed neighbour z01-r001-rtsw" in text
+
+
 def test_one_port_plugged_into_the_wrong_switch_is_miswired(lab_build, views, tmp_path):
     views["z01-r001-h2"]["fe0"] = ("z01-r002-frsw", "Ethernet1/1")
     code, report = _verify(lab_build, _write(tmp_path / "lldp", views))

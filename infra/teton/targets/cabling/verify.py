@@ -8,7 +8,8 @@
 - **missing**: a designed cable that neither end sees (both ends' files were collected; a cable only one end sees
   is `one_way`);
 - **extra**: a neighbour on a port the design leaves unused (a switch's management port, `eth0` or `Management1`,
-  is not a fabric port and is left out).
+  is not a fabric port and is left out), or a second neighbour beside the designed one on a point-to-point port
+  (something between the two ends forwards LLDP: a hub, a media converter, a tap).
 
 A port sees what it was designed to see when the neighbour's system name and port id are what that neighbour
 announces (teton.fabric.neighbours).  A device without a file is listed as `not_collected`, and its cables are
@@ -85,6 +86,11 @@ def compare(expected: dict[str, dict[str, Neighbour]], seen: dict[str, list[Seen
             if any(s.system == n.system and s.port_id == n.port_id for s in found[port]):
                 r.as_designed += 1
                 seen_ok.add((device, port))
+                for s in found[port]:        # a second neighbour on a point-to-point port: something forwards LLDP
+                    if (s.system, s.port_id) != (n.system, n.port_id):
+                        r.extra.append({"device": device, "port": port, "found": _end(s.system, s.port_id),
+                                        "found_cable": announced.get((s.system, s.port_id), ("", "", ""))[2],
+                                        "beside": _end(n.system, n.port_id)})
                 continue
             s = found[port][0]
             far = announced.get((s.system, s.port_id))
