@@ -114,6 +114,17 @@ def test_two_crossed_cables_are_reported_swapped_and_a_pulled_one_missing(twin, 
     assert code == 0 and json.loads(out)["ok"], out
 
 
+def test_the_same_two_ports_again_put_the_cables_back(twin, tmp_path):
+    ports = ("z01-fsw01:Ethernet3/1/1", "z01-fsw02:Ethernet3/2/1")     # two EOS FSWs' ports (hashed kernel names)
+    code, out = _invoke("twin", "swap", "lab", *ports, "--json")
+    assert code == 0 and not json.loads(out)["as_designed"]
+    code, out = _invoke("twin", "swap", "lab", *reversed(ports), "--json")
+    assert code == 0 and json.loads(out)["as_designed"], out
+    assert _collect(tmp_path / "lldp")["settled"] and _check(tmp_path / "lldp")[0] == 0
+    code, out = _invoke("twin", "restore", "lab", "--json")
+    assert code == 0 and json.loads(out)["uncrossed"] == []          # nothing left to undo
+
+
 def test_swapping_one_cable_with_itself_or_a_port_of_no_device_is_refused(twin):
     code, out = _invoke("twin", "swap", "lab", "z01-r001-rtsw:Ethernet128", "z01-ctsw01:Ethernet3/1/1")
     assert code == 1 and "two ends of one cable" in out

@@ -380,11 +380,8 @@ def swap(which: str, a: str, b: str) -> SwapResult:
         if time.monotonic() > deadline:
             raise TwinError(f"the crossed cables did not come up within 10 s: {sorted(laid)}")
         time.sleep(0.05)
-    swaps = meta.swaps
-    if (b, a) in swaps or (a, b) in swaps:
-        swaps = tuple(x for x in swaps if x not in ((a, b), (b, a)))
-    else:
-        swaps = (*swaps, (a, b))
+    # the same two ports as the last swap undo it; any other swap is recorded, for `restore` to undo in reverse
+    swaps = meta.swaps[:-1] if meta.swaps and set(meta.swaps[-1]) == {a, b} else (*meta.swaps, (a, b))
     _save_meta(name, replace(meta, swaps=swaps))
     designed = {frozenset(((link.a.device, link.a.port), (link.b.device, link.b.port))) for link in fabric.links}
     return SwapResult(twin=name, ports=(a, b), cables=(cables[0], cables[1]),
