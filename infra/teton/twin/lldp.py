@@ -159,11 +159,12 @@ def up_ends(twin: Twin) -> set[tuple[str, str]]:
     """(node, interface) of every linked interface the kernel has up with its peer up (operstate UP)."""
     nodes = sorted(_linked(twin))
     results = run_all([["ip", "-j", "-n", twin.netns(n), "link", "show"] for n in nodes])
+    plan = {n.name: n for n in twin.plan.nodes}
     out = set()
     for node, res in zip(nodes, results, strict=True):
         if res.returncode:
             raise TwinError(f"ip link show in {twin.netns(node)} failed: {res.stderr.strip()}")
-        kernel = {linux_ifname(i.name): i.name for i in next(n for n in twin.plan.nodes if n.name == node).interfaces}
+        kernel = {linux_ifname(i.name): i.name for i in plan[node].interfaces}
         out |= {(node, kernel[x["ifname"]]) for x in json.loads(res.stdout or "[]")
                 if x.get("operstate") == "UP" and x.get("ifname") in kernel}
     return out
