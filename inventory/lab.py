@@ -49,7 +49,7 @@ cluster = Cluster(
         ),
     ),
     frontend=Frontend(
-        rsw=Tier(model="wedge400", nos="sonic", medium_down="dac"),
+        rsw=Tier(model="wedge400", nos="sonic", medium_down="auto"),
         fsw=Tier(model="arista-7804r3", nos="eos"),
         ssw=SswTier(model="minipack2", nos="sonic", per_plane=1, uplinks_per_ssw=1),
         edge=Edge(default_route=True),

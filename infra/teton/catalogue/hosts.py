@@ -13,7 +13,18 @@ from typing import NamedTuple
 
 import yaml
 
+from teton.catalogue.media import STANDARD_GBPS, Electrical, rates_up_to
+
 _BUILTIN = Path(__file__).with_name("hosts.yaml")
+
+
+class NicPort(NamedTuple):
+    """A platform's NIC port as the media model sees it."""
+
+    form_factor: str
+    lanes: int
+    lane_gbps: int      # the fastest lane rate
+    model: str
 
 
 class HostNic(NamedTuple):
@@ -26,6 +37,21 @@ def host_platforms() -> dict[str, tuple[HostNic, ...]]:
     """{platform: its NICs in catalogue order}."""
     entries = yaml.safe_load(_BUILTIN.read_text(encoding="utf-8"))
     return {e["name"]: tuple(HostNic(n["name"], n["pci"]) for n in e["nics"]) for e in entries}
+
+
+@cache
+def nic_ports() -> dict[str, NicPort]:
+    """{platform: the electrical interface of its NICs' ports}."""
+    entries = yaml.safe_load(_BUILTIN.read_text(encoding="utf-8"))
+    return {e["name"]: NicPort(e["nic_port"]["form_factor"], int(e["nic_port"]["lanes"]),
+                               int(e["nic_port"]["lane_gbps"]), e["nic_port"]["model"]) for e in entries}
+
+
+def nic_port(platform: str) -> Electrical:
+    """The port of `platform`'s NICs (a ConnectX-7 class OSFP where the catalogue does not know the platform)."""
+    p = nic_ports().get(platform) or NicPort("OSFP", 4, 100, "ConnectX-7 class [I]")
+    return Electrical(p.form_factor, p.lanes, rates_up_to(p.lane_gbps),
+                      tuple(s for s in STANDARD_GBPS if s <= p.lanes * p.lane_gbps))
 
 
 def nic_links(platform: str, names: list[str]) -> tuple[HostNic, ...]:

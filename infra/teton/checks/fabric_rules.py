@@ -9,6 +9,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterator
 
 from teton.checks.floor_rules import rack_power
+from teton.checks.physical_rules import physical
 from teton.design.buffers import cable_m
 from teton.design.roce import RACK_UNITS
 from teton.fabric.model import Fabric
@@ -155,7 +156,8 @@ def rack_elevation(f: Fabric, file: str) -> Iterator[Finding]:
 
 
 FABRIC_RULES: tuple[FabricRule, ...] = (duplicate_names, asn_clash, loopback_clash, link_mismatch,
-                                        oversubscription_off_goal, headroom_overcommitted, rack_elevation, rack_power)
+                                        oversubscription_off_goal, headroom_overcommitted, rack_elevation, rack_power,
+                                        physical)
 
 
 def drain_unknown(c: Cluster, f: Fabric, file: str) -> Iterator[Finding]:

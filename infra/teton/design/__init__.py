@@ -19,6 +19,7 @@ from teton.design.hostplan import gpu_host_plan, host_settings, service_plan, st
 from teton.design.infiniband import FRONTEND_BGP, attach_subnet_managers, design_infiniband
 from teton.design.infiniband import NOS as SUBNET_MANAGED
 from teton.design.management import assign_management, management
+from teton.design.media import optic_rules, resolve_media
 from teton.design.policy import policy
 from teton.design.qos import qos
 from teton.design.roce import design_roce
@@ -63,6 +64,8 @@ def _freeze(cluster: Cluster, draft: DraftFabric, sm: SubnetManager | None, room
     bgp, drained = FRONTEND_BGP, set[str]()
     mgmt = management(cluster)
     topology = draft.frozen()
+    plan = floor_plan(cluster.floor, room.racks_per_zone, room.zones, optic_rules(cluster, draft.links, topology))
+    links, topology = resolve_media(draft.links, topology, draft.models, plan)
     if isinstance(be, RoceBackend):
         speeds = {i.speed_gbps for d in topology.values() if d.plane == "backend" for i in d.interfaces}
         backend_qos, backend_policy, bgp, drained = qos(be.qos, speeds), policy(be), be.bgp, set(be.drain)
@@ -89,12 +92,12 @@ def _freeze(cluster: Cluster, draft: DraftFabric, sm: SubnetManager | None, room
             d = replace(d, host=service_plan(cluster, d))
         devices[name] = d
     return Fabric(name=draft.name, site=draft.site, backend=draft.backend, devices=MappingProxyType(devices),
-                  links=tuple(draft.links), models=MappingProxyType(dict(sorted(draft.models.items()))),
+                  links=tuple(links), models=MappingProxyType(dict(sorted(draft.models.items()))),
                   qos=backend_qos, management=mgmt, policy=backend_policy,
                   oversubscription_goals=MappingProxyType(dict(draft.oversubscription_goals)),
                   duplicate_names=tuple(draft.duplicate_names), subnet_manager=sm,
                   hosts=host_settings(cluster, devices, backend_qos, sm),
-                  floor=floor_plan(cluster.floor, room.racks_per_zone, room.zones))
+                  floor=plan)
 
 
 def _edge_default(cluster: Cluster) -> bool:

@@ -70,15 +70,24 @@ def bom(f: Fabric, found: list[Cable] | None = None) -> dict[str, Any]:
             model = f.models.get(d.model)
             switches[f"{d.model} ({model.vendor})" if model is not None else d.model] += 1
     racks = rack_loads(f)
+    plan = f.floor or FloorPlan()
+    numbers = dict(plan.parts)
+    media_w = sum(parts.specs.get(p, (0.0, 0.0))[1] * n for group in (parts.optics, parts.aecs)
+                  for p, n in group.items())
     return {
         "switches": dict(sorted(switches.items())),
         "optics": parts.optics,
         "dacs": parts.dacs,
+        "aecs": parts.aecs,
         "aocs": parts.aocs,
         "fibres": parts.fibres,
         "nics": dict(sorted(nics.items())),
         "gpus": dict(sorted(gpus.items())),
         "servers": dict(sorted(platforms.items())),
+        "parts": {p: {"reach_m": r, "power_w": w, "part_number": numbers.get(_class(p), "")}
+                  for p, (r, w) in parts.specs.items()},
+        "media_power_kw": round(media_w / 1000, 1),
+        "part_numbers": numbers,
         "power": {"total_kw": round(sum(r.load_w for r in racks) / 1000, 1),
                   "racks": len(racks), "budgeted": sum(1 for r in racks if r.budget_w is not None),
                   "over_budget": [{"rack": r.rack, "load_w": r.load_w, "budget_w": r.budget_w,
@@ -88,15 +97,27 @@ def bom(f: Fabric, found: list[Cable] | None = None) -> dict[str, Any]:
     }
 
 
-BOM_COLUMNS = ("category", "item", "quantity")
+BOM_COLUMNS = ("category", "item", "quantity", "part_number", "reach_m", "power_w_each")
+CATEGORIES = ("switches", "optics", "dacs", "aecs", "aocs", "fibres", "nics", "gpus", "servers")
+
+
+def _class(part: str) -> str:
+    """A part's class without its length ("400G QSFP-DD 8x50G to OSFP 4x100G AEC, 2.5 m": the part before ", ")."""
+    return part.split(", ")[0]
 RACK_COLUMNS = ("rack", "row", "position", "devices", "load_w", "budget_w", "headroom_w", "budget", "over_budget")
 
 
 def bom_rows(b: dict[str, Any]) -> list[list[Any]]:
-    """The BOM as (category, item, quantity) rows, in category order."""
+    """The BOM as (category, item, quantity, the site's part number, reach, power of one) rows, in category
+    order; the last three are blank where they do not apply."""
     rows: list[list[Any]] = []
-    for category in ("switches", "optics", "dacs", "aocs", "fibres", "nics", "gpus", "servers"):
-        rows += [[category, item, qty] for item, qty in b[category].items()]
+    numbers = b.get("part_numbers", {})
+    for category in CATEGORIES:
+        for item, qty in b[category].items():
+            spec = b["parts"].get(item)
+            rows.append([category, item, qty, spec["part_number"] if spec else numbers.get(_class(item), ""),
+                         "" if not spec or not spec["reach_m"] else f"{spec['reach_m']:g}",
+                         "" if not spec or not spec["power_w"] else f"{spec['power_w']:g}"])
     return rows
 
 

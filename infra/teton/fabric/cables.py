@@ -1,16 +1,22 @@
 """The physical cables of a fabric: one `Cable` per link, A->Z once (the lower tier or the server at A, as the
-Fabric orients links), with what a technician orders and pulls: both ends' place (hall, row, rack, RU), the cage's form
-factor, the transceiver's part class, the reach class, the fibre, the run's length and its stock length class.
+Fabric orients links), with what a technician orders and pulls: both ends' place (hall, row, rack, RU), the cage
+each end plugs into (its label as printed on the box, from the box's port map) and its electrical interface, the
+part at each end, the reach class, the cord, the run's length and its stock length class.
 
-What each end takes (the choices are [I], written down in docs/cabling.md):
+The medium is the design's (`teton.design.media`: a tier's `medium_down`, or the cheapest that joins both ends);
+what it takes comes from the media model (`teton.catalogue.media`, docs/cabling.md):
 
-- DAC and AOC: one assembly per cable, of the stock length that reaches (`teton.fabric.floor.length_class`);
-- single-mode fibre: DR4 (MPO-12 APC, 500 m), else FR4 (duplex LC, 2 km), else LR4 (10 km), chosen by the run's
-  length; multimode: SR8 on an 8-lane port (MPO-16, 100 m on OM4), SR4 on a 4-lane one (MPO-12, 50 m);
+- DAC, AEC and AOC: one assembly per cable, of the stock length that reaches (`teton.fabric.floor.length_class`),
+  named by both ends' electrical interfaces ("400G QSFP-DD 8x50G to OSFP 4x100G AEC, 2.5 m");
+- optics: a module in each cage, named by its host side and PMD ("400G QSFP-DD DR4", "800G OSFP twin-port 2xSR4"),
+  and a cord of the PMD's fibre and connector ("MPO-12/APC OS2 cord, 30 m"); single-mode: DR4 within both modules'
+  reach, else FR4, else LR4; multimode: SR8 on an 8-lane host side, SR4 on a 4-lane one; a tier's `optics_down`
+  replaces any of these;
 - a cage that holds two logical ports (`ports_per_cage: 2`, the QM9700's OSFP) takes one twin-port transceiver
-  (`2xDR4`, `2xSR4`) feeding both ports' cables: it is one module in the bill of materials, and each of the two
-  cables names the other in its notes;
-- a server's NIC is an OSFP cage at 400G, QSFP56 at 200G and QSFP28 at 100G [I: ConnectX-7 class].
+  feeding both ports' cables: it is one module in the bill of materials, and each of the two cables names the other
+  in its notes.
+
+Rule `physical` (`teton.checks.physical_rules`) proves that each cable's medium can join its two ends.
 
 A cable's id is its rack's name, the rack unit of the switch in that rack it plugs into, and that switch's port
 (`z01-r001-45-016`: rack z01-r001, the switch at RU 45, port 16 of its model's port list): short enough for a label,
@@ -25,17 +31,26 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import NamedTuple
 
-from teton.fabric.floor import FloorPlan, Place, length_class, places, run_m
-from teton.fabric.model import Device, Fabric, Link
-from teton.fabric.roles import server_roles
-from teton.spec.model import SwitchModel
+from teton.catalogue.media import (
+    AEC_POWER_W,
+    AEC_REACH_M,
+    AOC_REACH_M,
+    DAC_REACH_M,
+    FIBRES,
+    PMDS,
+    Electrical,
+    mmf_pmd,
+    module_power,
+    module_reach,
+    shared_mode,
+    smf_pmd,
+)
+from teton.fabric.floor import FloorPlan, Place, length_class, link_m, places
+from teton.fabric.model import Fabric, Link
+from teton.fabric.physical import Ends
 
 OPTICAL = ("smf", "mmf")
-NIC_FORM_FACTOR = {400: "OSFP", 200: "QSFP56", 100: "QSFP28"}   # [I] a ConnectX-7 class NIC
-NIC_LANES = 4
-REACH_M = {"DR4": 500, "FR4": 2000, "LR4": 10000, "SR8": 100, "SR4": 50}
-FIBRE = {"DR4": "OS2 SMF, MPO-12 APC", "FR4": "OS2 SMF, duplex LC", "LR4": "OS2 SMF, duplex LC",
-         "SR8": "OM4 MMF, MPO-16", "SR4": "OM4 MMF, MPO-12", "DAC": "twinax copper", "AOC": "active optical"}
+COPPER = {"dac": "DAC", "aec": "AEC", "aoc": "AOC"}
 
 
 class CableEnd(NamedTuple):
@@ -46,9 +61,13 @@ class CableEnd(NamedTuple):
     row: int
     position: int
     form_factor: str      # the cage: QSFP-DD, OSFP ...
-    optic: str            # the transceiver's part class ("" for DAC and AOC: the cable is the part)
+    optic: str            # the transceiver's part class ("" for DAC, AEC and AOC: the cable is the part)
     module: str           # what one transceiver is: "<device> <port>", or "<device> cage <n>" for a twin-port one
     model: str
+    cage: str = ""        # the cage's label on the box ("" on a server's NIC)
+    electrical: str = ""  # its electrical interface at the link's speed: "QSFP-DD 8x50G"
+    pmd: str = ""         # the module's PMD on the fibre ("" where the cable is the part)
+    reach_m: float = 0.0  # the module's reach (optics), else the assembly's
 
 
 class Cable(NamedTuple):
@@ -62,11 +81,14 @@ class Cable(NamedTuple):
     b: CableEnd
     speed_gbps: int
     medium: str
-    reach: str            # DR4, FR4, LR4, SR8, SR4, DAC, AOC
-    fibre: str
+    reach: str            # the PMD (DR4, FR4, LR4, SR8, SR4), or DAC, AEC, AOC
+    fibre: str            # the cord: "OS2 SMF, MPO-12/APC", "twinax copper", "active optical"
     length_m: float
     length_class: float | None   # stock length; None when nothing stock reaches
     notes: str
+    part: str = ""        # the assembly (DAC, AEC, AOC) or the cord, as ordered
+    cord: str = ""        # optics: the cord's fibre type (OS2, OM4 ...)
+    connector: str = ""   # optics: the cord's connector and polish (MPO-12/APC ...)
 
 
 def cable_id(fabric: Fabric, link: Link, ordinal: int | None = None) -> str:
@@ -79,47 +101,6 @@ def cable_id(fabric: Fabric, link: Link, ordinal: int | None = None) -> str:
         port = device.interface(ends[0].port)
         ordinal = port.ordinal if port is not None else 0
     return f"{link.rack}-{device.ru:02d}-{ordinal:03d}"
-
-
-def _port_shape(model: SwitchModel, ordinal: int) -> tuple[str, int, int, int, bool]:
-    """(form factor, lanes, native speed, cage number, twin-port cage) of port `ordinal` of `model`; cages count
-    from 1."""
-    first, cage0 = 0, 0
-    for g in model.port_groups:
-        if ordinal < first + g.count:
-            return (g.form_factor, g.lanes, g.speed_gbps, cage0 + (ordinal - first) // g.ports_per_cage + 1,
-                    g.ports_per_cage > 1)
-        first += g.count
-        cage0 += -(-g.count // g.ports_per_cage)
-    return "?", NIC_LANES, 0, 0, False
-
-
-def _reach(medium: str, metres: float, lanes: int) -> str:
-    if medium == "dac":
-        return "DAC"
-    if medium == "aoc":
-        return "AOC"
-    if medium == "mmf":
-        return "SR8" if lanes >= 8 else "SR4"
-    return "DR4" if metres <= REACH_M["DR4"] else "FR4" if metres <= REACH_M["FR4"] else "LR4"
-
-
-_SERVERS = server_roles()
-
-
-class _Ends:
-    """Per device: ordinals by port, and the model (None for a server)."""
-
-    def __init__(self, fabric: Fabric):
-        self.fabric = fabric
-        self.ordinal = {(d.name, i.name): i.ordinal for d in fabric.devices.values() for i in d.interfaces}
-
-    def shape(self, d: Device, port: str, speed: int) -> tuple[str, int, int, int, bool]:
-        """(form factor, lanes, native speed, cage, twin-port) of one end."""
-        model = self.fabric.models.get(d.model) if d.role not in _SERVERS else None
-        if model is None:
-            return NIC_FORM_FACTOR.get(speed, "OSFP"), NIC_LANES, speed, 0, False
-        return _port_shape(model, self.ordinal.get((d.name, port), 0))
 
 
 _LAST: list[tuple[Fabric, list[Cable]]] = []
@@ -135,50 +116,85 @@ def cables(fabric: Fabric) -> list[Cable]:
     return list(found)
 
 
+def module_part(speed: int, e: Electrical, pmd: str) -> str:
+    """A transceiver's part class: "400G QSFP-DD DR4", "800G OSFP twin-port 2xSR4"."""
+    return f"{2 * speed}G {e.form_factor} twin-port 2x{pmd}" if e.twin else f"{speed}G {e.form_factor} {pmd}"
+
+
+def assembly_part(medium: str, speed: int, a: Electrical, b: Electrical, size: str) -> str:
+    """A DAC, AEC or AOC as ordered: "400G QSFP-DD 8x50G to OSFP 4x100G AEC, 2.5 m" (a DAC or AOC by the lanes both
+    ends run)."""
+    mode = shared_mode(a, b, speed) if medium != "aec" else None
+    sa, sb = (a.spell(speed, mode), b.spell(speed, mode))
+    return f"{speed}G {sa if sa == sb else f'{sa} to {sb}'} {COPPER[medium]}, {size}"
+
+
 def _cables(fabric: Fabric) -> list[Cable]:
     plan = fabric.floor or FloorPlan()
     where = places(plan, {d.rack for d in fabric.devices.values()})
-    ends = _Ends(fabric)
+    ends = Ends(fabric.models)
+    ordinals = {(d.name, i.name): i.ordinal for d in fabric.devices.values() for i in d.interfaces}
     out: list[Cable] = []
     for link in fabric.links:
         da, db = fabric.devices[link.a.device], fabric.devices[link.b.device]
         pa, pb = where[da.rack], where[db.rack]
-        metres = round(run_m(plan, pa, da.ru + da.height_ru / 2, pb, db.ru + db.height_ru / 2, da.rack == db.rack), 1)
-        sa, sb = ends.shape(da, link.a.port, link.speed_gbps), ends.shape(db, link.b.port, link.speed_gbps)
-        switch_lanes = sa[1] if da.role not in _SERVERS else sb[1]
-        reach = _reach(link.medium, metres, switch_lanes)
-        notes = []
+        metres = link_m(plan, where, da, db)
+        ea, eb = ends.electrical(da, link.a.port), ends.electrical(db, link.b.port)
         optical = link.medium in OPTICAL
-        stock = length_class(metres, dac=link.medium == "dac")
+        stock = length_class(metres, dac=not optical)
+        size = f"{stock:g} m" if stock is not None else f"{metres:g} m (custom)"
+        notes = []
+        rule = plan.optic_rule(link.kind)
+        pmds = ("", "")
+        copper_m = 0.0
+        mode = shared_mode(ea, eb, link.speed_gbps) if link.medium in ("dac", "aoc") else None
+        fibre, part, reach = "twinax copper" if link.medium != "aoc" else "active optical", "", COPPER.get(
+            link.medium, link.medium.upper())
+        cord = connector = ""
+        if optical:
+            if rule is not None and rule.pmd:
+                pmds = (rule.pmd, rule.pmd)
+            elif link.medium == "smf":
+                pmds = (smf_pmd(ea, eb, metres),) * 2
+            else:
+                pmds = (mmf_pmd(ea, link.speed_gbps), mmf_pmd(eb, link.speed_gbps))
+            cord = (rule.cord if rule is not None and rule.cord else "") or PMDS[pmds[0]].cord
+            connector = (rule.connector if rule is not None and rule.connector else "") or PMDS[pmds[0]].connector
+            fibre = f"{cord} {FIBRES.get(cord, '')}, {connector}"
+            part = f"{connector} {cord} cord, {size}"
+            reach = pmds[0] if pmds[0] == pmds[1] else f"{pmds[0]}/{pmds[1]}"
+        elif link.medium in COPPER:
+            part = assembly_part(link.medium, link.speed_gbps, ea, eb, size)
+            copper_m = {"aec": AEC_REACH_M, "aoc": AOC_REACH_M}.get(
+                link.medium, DAC_REACH_M.get(mode[1], 0.0) if mode else 0.0)
         if stock is None:
-            notes.append(f"{metres} m is longer than any stock {link.medium.upper()}")
-        if optical and metres > REACH_M[reach]:
-            notes.append(f"{metres} m is past {reach}'s reach of {REACH_M[reach]} m")
+            notes.append(f"{metres} m is longer than any stock {'fibre' if optical else link.medium.upper()}")
         made = []
-        for d, e, (ff, _, native, cage, twin), place in ((da, link.a, sa, pa), (db, link.b, sb, pb)):
-            optic = ""
-            module = f"{d.name} {e.port}"
+        for d, e, el, place, pmd in ((da, link.a, ea, pa, pmds[0]), (db, link.b, eb, pb, pmds[1])):
+            optic, module, reach_m = "", f"{d.name} {e.port}", copper_m
             if optical:
-                optic = f"{link.speed_gbps}G {ff} {'2x' + reach + ' twin-port' if twin else reach}"
-                if twin:
-                    module = f"{d.name} cage {cage}"
-            if native and link.speed_gbps < native:
-                notes.append(f"{d.name} {e.port} runs at {link.speed_gbps}G of its {native}G (breakout)")
-            made.append(CableEnd(d.name, e.port, d.rack, d.ru, place.row, place.position, ff, optic, module,
-                                 d.model))
-        ordinal = ends.ordinal.get((link.a.device, link.a.port), 0)
+                optic = module_part(link.speed_gbps, el, pmd)
+                reach_m = module_reach(el.form_factor, pmd, el.twin)
+                if el.twin:
+                    module = f"{d.name} cage {el.cage}"
+            port = ends.port(d, e.port)
+            if port is not None and link.speed_gbps < port.speed_gbps:
+                notes.append(f"{d.name} {e.port} runs at {link.speed_gbps}G of its {port.speed_gbps}G (breakout)")
+            made.append(CableEnd(d.name, e.port, d.rack, d.ru, place.row, place.position, el.form_factor, optic,
+                                 module, d.model, el.cage, el.spell(link.speed_gbps, mode), pmd, reach_m))
+        ordinal = ordinals.get((link.a.device, link.a.port), 0)
         own = [e for e in (link.a, link.b) if fabric.devices[e.device].rack == link.rack
                and fabric.devices[e.device].nos is not None]
         if own:
-            ordinal = ends.ordinal.get((own[0].device, own[0].port), 0)
+            ordinal = ordinals.get((own[0].device, own[0].port), 0)
         out.append(Cable(cable_id(fabric, link, ordinal), link.kind, link.zone, link.rack, fabric.site, plan.hall,
-                         made[0], made[1], link.speed_gbps, link.medium, reach, FIBRE[reach], metres, stock,
-                         "; ".join(notes)))
+                         made[0], made[1], link.speed_gbps, link.medium, reach, fibre, metres, stock,
+                         "; ".join(notes), part, cord, connector))
     return _twin_notes(out)
 
 
 def _twin_notes(out: list[Cable]) -> list[Cable]:
-    """The cables of one twin-port module take one reach class (the longest any of them needs, through every module
+    """The cables of one twin-port module take one PMD (the longest reach any of them needs, through every module
     they share), and each names the module and the other cable it feeds."""
     sharing: dict[str, list[int]] = {}
     for n, c in enumerate(out):
@@ -194,8 +210,8 @@ def _twin_notes(out: list[Cable]) -> list[Cable]:
         for members in sharing.values():
             need = max((out[n].reach for n in members), key=lambda r: rank.get(r, -1))
             for n in members:
-                if out[n].reach != need:
-                    out[n] = _with_reach(out[n], need)
+                if out[n].reach != need and need in rank and out[n].reach in rank:
+                    out[n] = _with_pmd(out[n], need)
                     changed = True
     done = []
     for c in out:
@@ -203,49 +219,49 @@ def _twin_notes(out: list[Cable]) -> list[Cable]:
         for e in (c.a, c.b):
             if e.module in sharing:
                 others = [out[x].id for x in sharing[e.module] if out[x].id != c.id]
-                extra.append(f"{e.module}: one twin-port 2x{c.reach} module, "
+                extra.append(f"{e.module}: one twin-port {e.optic} module, "
                              f"{'with cable ' + ', '.join(others) if others else 'its other port unused'}")
         done.append(c._replace(notes="; ".join(x for x in (c.notes, *extra) if x)))
     return done
 
 
-def _with_reach(c: Cable, reach: str) -> Cable:
-    return c._replace(reach=reach, fibre=FIBRE[reach], a=c.a._replace(optic=c.a.optic.replace(c.reach, reach)),
-                      b=c.b._replace(optic=c.b.optic.replace(c.reach, reach)))
+def _with_pmd(c: Cable, pmd: str) -> Cable:
+    def end(e: CableEnd) -> CableEnd:
+        return e._replace(optic=e.optic.replace(e.pmd, pmd), pmd=pmd,
+                          reach_m=module_reach(e.form_factor, pmd, " cage " in e.module))
+    spec = PMDS[pmd]
+    size = c.part.rsplit(", ", 1)[-1]
+    return c._replace(reach=pmd, fibre=f"{spec.cord} {spec.fibre}, {spec.connector}", a=end(c.a), b=end(c.b),
+                      part=f"{spec.connector} {spec.cord} cord, {size}", cord=spec.cord, connector=spec.connector)
 
 
 class Counts(NamedTuple):
     optics: dict[str, int]          # transceiver modules by part class
-    dacs: dict[str, int]            # DAC assemblies by part ("400G QSFP-DD-OSFP DAC 3.0 m")
+    dacs: dict[str, int]            # DAC assemblies by part ("400G QSFP-DD 8x50G DAC, 2 m")
     aocs: dict[str, int]
-    fibres: dict[str, int]          # fibre patch cords by type and stock length
-
-
-def dac_part(c: Cable) -> str:
-    forms = c.a.form_factor if c.a.form_factor == c.b.form_factor else f"{c.a.form_factor}-{c.b.form_factor}"
-    size = f"{c.length_class:g} m" if c.length_class is not None else f"{c.length_m:g} m (custom)"
-    return f"{c.speed_gbps}G {forms} {c.reach} {size}"
+    fibres: dict[str, int]          # fibre patch cords by type, connector and stock length
+    aecs: dict[str, int]            # active electrical cables by part
+    specs: dict[str, tuple[float, float]]   # per part class: (reach in m, power in W of one part; 0: draws none)
 
 
 def counts(found: Iterable[Cable]) -> Counts:
     """What to order: one module per distinct transceiver (a twin-port one once for its two cables), one assembly
-    per DAC or AOC, one fibre per optical cable."""
+    per DAC, AEC or AOC, one cord per optical cable."""
     modules: dict[str, str] = {}
-    dacs: Counter[str] = Counter()
-    aocs: Counter[str] = Counter()
-    fibres: Counter[str] = Counter()
+    parts: dict[str, Counter[str]] = {"dac": Counter(), "aec": Counter(), "aoc": Counter(), "cord": Counter()}
+    specs: dict[str, tuple[float, float]] = {}
     for c in found:
         if c.medium in OPTICAL:
             for e in (c.a, c.b):
                 modules[e.module] = e.optic
-            size = f"{c.length_class:g} m" if c.length_class is not None else f"{c.length_m:g} m (custom)"
-            fibres[f"{c.fibre} {size}"] += 1
-        elif c.medium == "dac":
-            dacs[dac_part(c)] += 1
+                specs[e.optic] = (e.reach_m, module_power(e.form_factor, e.pmd, " cage " in e.module))
+            parts["cord"][c.part] += 1
         else:
-            aocs[dac_part(c)] += 1
-    return Counts(dict(sorted(Counter(modules.values()).items())), dict(sorted(dacs.items())),
-                  dict(sorted(aocs.items())), dict(sorted(fibres.items())))
+            parts.get(c.medium, parts["aoc"])[c.part] += 1
+            specs[c.part] = (c.a.reach_m, AEC_POWER_W if c.medium == "aec" else 0.0)
+    return Counts(dict(sorted(Counter(modules.values()).items())), dict(sorted(parts["dac"].items())),
+                  dict(sorted(parts["aoc"].items())), dict(sorted(parts["cord"].items())),
+                  dict(sorted(parts["aec"].items())), dict(sorted(specs.items())))
 
 
-__all__ = ["Cable", "CableEnd", "Counts", "Place", "cable_id", "cables", "counts", "dac_part"]
+__all__ = ["Cable", "CableEnd", "Counts", "Place", "cable_id", "cables", "counts"]

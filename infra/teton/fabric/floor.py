@@ -25,7 +25,7 @@ import math
 import re
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
 from teton.spec.floor import Floor
 
@@ -39,6 +39,15 @@ FIBRE_LENGTHS_M = (1, 2, 3, 5, 7, 10, 15, 20, 25, 30, 40, 50, 60, 70, 80, 90, 10
 _COMPUTE = re.compile(r"^z([0-9]+)-r([0-9]+)$")
 _NETWORK = re.compile(r"^z([0-9]+)-n([0-9]+)$")
 _GROUPED = re.compile(r"^(.*?)-?[nr]?([0-9]+)$")
+
+
+class OpticRule(NamedTuple):
+    """The spec's optics for the links of one kind (its tier's `optics_down`); "" where teton chooses."""
+
+    kind: str
+    pmd: str
+    cord: str
+    connector: str
 
 
 @dataclass(frozen=True)
@@ -55,6 +64,11 @@ class FloorPlan:
     zones: int = 0                                 # zone blocks laid out before the zone-less racks (0: those there)
     rack_power_w: int | None = None                # every rack's budget (None: no budget)
     rack_power: tuple[tuple[str, int], ...] = ()   # (rack name or fnmatch pattern, budget in W)
+    optics: tuple[OpticRule, ...] = ()             # the spec's optics per link kind
+    parts: tuple[tuple[str, str], ...] = ()        # (part class, the site's part number)
+
+    def optic_rule(self, kind: str) -> OpticRule | None:
+        return next((r for r in self.optics if r.kind == kind), None)
 
     def budget_w(self, rack: str) -> tuple[int | None, str]:
         """(the rack's budget in W, where it comes from: "floor.rack_power.<pattern>", "floor.rack_power_kw" or "")."""
@@ -67,15 +81,17 @@ class FloorPlan:
         return self.rack_power_w, "floor.rack_power_kw" if self.rack_power_w is not None else ""
 
 
-def floor_plan(floor: Floor | None, racks_per_zone: int, zones: int = 0) -> FloorPlan:
+def floor_plan(floor: Floor | None, racks_per_zone: int, zones: int = 0,
+               optics: tuple[OpticRule, ...] = ()) -> FloorPlan:
     """The plan of the spec's `floor:` (None: the defaults) for a cluster of up to `zones` zones of up to
-    `racks_per_zone` racks (the room: a zone added within it moves no other rack)."""
+    `racks_per_zone` racks (the room: a zone added within it moves no other rack), with the tiers' `optics`."""
     f = floor or Floor()
     rows = f.rows_per_zone or max(1, math.ceil(racks_per_zone / f.racks_per_row))
     return FloorPlan(hall=f.hall, racks_per_row=f.racks_per_row, row_pitch_m=f.row_pitch_m,
                      rack_width_m=f.rack_width_m, tray_m=f.tray_m, slack_m=f.slack_m, rows_per_zone=rows, zones=zones,
                      rack_power_w=None if f.rack_power_kw is None else round(f.rack_power_kw * 1000),
-                     rack_power=tuple((p, round(kw * 1000)) for p, kw in sorted(f.rack_power.items())))
+                     rack_power=tuple((p, round(kw * 1000)) for p, kw in sorted(f.rack_power.items())),
+                     optics=tuple(sorted(optics)), parts=tuple(sorted(f.parts.items())))
 
 
 class Place(NamedTuple):
@@ -151,8 +167,20 @@ def run_m(plan: FloorPlan, a: Place, ru_a: float, b: Place, ru_b: float, same_ra
 
 
 def length_class(metres: float, dac: bool) -> float | None:
-    """The shortest stock length that reaches `metres` (DAC or fibre); None past the longest."""
+    """The shortest stock length that reaches `metres` (copper or fibre); None past the longest."""
     for stock in DAC_LENGTHS_M if dac else FIBRE_LENGTHS_M:
         if metres <= stock + 1e-9:
             return float(stock)
     return None
+
+
+class Racked(Protocol):
+    rack: str
+    ru: int
+    height_ru: int
+
+
+def link_m(plan: FloorPlan, where: dict[str, Place], a: Racked, b: Racked) -> float:
+    """The run between two devices (their middles), to 0.1 m."""
+    return round(run_m(plan, where[a.rack], a.ru + a.height_ru / 2, where[b.rack], b.ru + b.height_ru / 2,
+                       a.rack == b.rack), 1)

@@ -13,7 +13,7 @@ from pydantic import Field, model_validator
 
 from teton import limits
 from teton.spec.base import SpecModel, limit_text
-from teton.spec.floor import Floor
+from teton.spec.floor import Floor, OpticChoice
 from teton.spec.grammar import (
     ABSOLUTE_PATH_PATTERN,
     BREAKOUT_PATTERN,
@@ -35,7 +35,7 @@ from teton.spec.hosts import HostSetup, Scheduler, ServiceHost
 # A network OS by name (sonic, eos, fboss ...).  Any name parses; the spec rule "nos-no-target" fails a NOS that no
 # registered target renders (teton.targets), so adding a target package is all a new NOS needs.
 Nos = Annotated[str, Field(pattern=r"^[a-z][a-z0-9-]{0,31}$", description="network OS, e.g. sonic, eos, fboss")]
-Medium = Literal["dac", "aoc", "smf", "mmf"]
+Medium = Literal["auto", "dac", "aec", "aoc", "smf", "mmf"]
 BufferClass = Literal["shallow", "deep"]
 DEEP_BUFFER_MB = 1024      # a switch model with this much packet buffer or more is deep-buffered unless it says
 
@@ -81,6 +81,9 @@ class SwitchModel(SpecModel):
     nos_port_naming: dict[Nos, Annotated[str, Field(pattern=r"^[a-z][a-z0-9-]{0,31}$")]] = Field(
         default_factory=dict, max_length=16, description="per NOS, a naming that replaces port_naming on the "
         "switches of this model that run that NOS (FBOSS names Minipack2's ports fboss-fuji: eth<PIM>/<port>/1)")
+    box: Name | None = Field(default=None, description="the box's front-panel map from vendor data (teton.catalogue."
+                             "boxes: fuji for Minipack2 with 16Q PIMs, wedge400): the ports sit on its cages, with its "
+                             "lanes and speeds, for every NOS")
     slots: int = Field(default=1, ge=1, le=limits.MAX_SLOTS,
                        description=f"line-card slots (modular chassis), {limit_text('MAX_SLOTS')}")
     first_slot: int = Field(default=1, ge=1, description="number of the first line-card slot")
@@ -146,14 +149,21 @@ class HostPlatform(SpecModel):
 # --------------------------------------------------------------------------------------------------- backend
 
 
+MEDIUM_TEXT = ("cabling of this tier's downlinks: dac (passive copper), aec (active copper with a gearbox), aoc, smf "
+               "or mmf (optics), or auto: the cheapest that joins both ends at the run's length (a DAC within its "
+               "reach, else an AEC, else single-mode optics)")
+
+
 class Tier(SpecModel):
     model: Name = Field(description="switch model: a catalogue key")
     nos: Nos
-    medium_down: Medium = Field(default="smf", description="cabling of this tier's downlinks")
+    medium_down: Medium = Field(default="smf", description=MEDIUM_TEXT)
+    optics_down: OpticChoice | None = Field(default=None, description="the optics of this tier's optical downlinks, "
+                                            "where teton should not choose")
 
 
 class RtswTier(Tier):
-    medium_down: Medium = "dac"
+    medium_down: Medium = Field(default="auto", description=MEDIUM_TEXT)
     downlink_speed_gbps: int = Field(default=400, ge=1)
     uplinks_per_ctsw: int = Field(default=1, ge=1, le=limits.MAX_PARALLEL_LINKS,
                                   description="parallel links from each RTSW to each CTSW of its zone, "
@@ -264,7 +274,9 @@ class IbTier(SpecModel):
     """A tier of the InfiniBand fat tree: a catalogue switch model (Quantum-2 QM9700 unless said otherwise)."""
 
     model: Name = Field(default="nvidia-qm9700", description="switch model: a catalogue key")
-    medium_down: Medium = Field(default="smf", description="cabling of this tier's downlinks")
+    medium_down: Medium = Field(default="smf", description=MEDIUM_TEXT)
+    optics_down: OpticChoice | None = Field(default=None, description="the optics of this tier's optical downlinks, "
+                                            "where teton should not choose")
 
 
 class IbLeafTier(IbTier):

@@ -91,7 +91,9 @@ def table_yaml(fboss_dir: Path) -> str:
     lines = ["# FBOSS's ports per platform, from FBOSS's platform mappings (facebook/fboss@"
              f"{PINNED_COMMIT[:12]}, fboss/agent/",
              "# platforms/common/<box>/*PlatformMapping.cpp): each port's logical id, the speeds (Gb/s) its profiles",
-             "# run at, and `of`: the controlling port of one that shares its lanes (a breakout, an even fuji cage).",
+             "# run at, the ASIC's SerDes lanes at its top speed (core id x 8 + lane), the lanes of its cage at that",
+             "# speed, and `of`: the controlling port of one that shares its lanes (a breakout, an even fuji cage).",
+             "# teton.catalogue.boxes reads it as the box's front-panel map for every NOS.",
              "# Generated: python -m teton.targets.fboss.catalogue [FBOSS_DIR]; tests/targets/test_fboss_catalogue.py",
              "# checks it against the mappings.  The rule fboss-ports (teton.targets.fboss.catalogue) reads it.",
              "platforms:"]
@@ -100,7 +102,11 @@ def table_yaml(fboss_dir: Path) -> str:
         lines.append(f"  {platform}:")
         for p in sorted(pm.by_id.values(), key=lambda p: [int(x) for x in p.name.removeprefix("eth").split("/")]):
             under = "" if p.controlling == p.id else f", of: {pm.by_id[p.controlling].name}"
-            lines.append(f"    {p.name}: {{id: {p.id}, gbps: [{', '.join(str(g) for g in pm.speeds(p))}]{under}}}")
+            top = pm.fastest(p)
+            lanes = p.lanes.get(top, ()) if top is not None else ()
+            tcvr = p.transceiver.get(top, 0) if top is not None else 0
+            lines.append(f"    {p.name}: {{id: {p.id}, gbps: [{', '.join(str(g) for g in pm.speeds(p))}], "
+                         f"lanes: [{', '.join(str(x) for x in lanes)}], cage_lanes: {tcvr}{under}}}")
     return "\n".join(lines) + "\n"
 
 

@@ -5,11 +5,10 @@ its controlling port, and per supported speed profile the ports that profile sub
 gives each profile's speed and lanes.  The profile names (`PROFILE_400G_8_PAM4_RS544X2N_COPPER`) are the IDL's enum.
 
 Namings (registered by the target as `fboss-fuji` and `fboss-wedge400`):
-- Minipack2 (`fuji`) with 16Q PIMs: a PIM has 16 QSFP56 ports, eth<pim>/1/1 .. eth<pim>/16/1; a 400G port takes eight
-  lanes and so the odd ports only (eth<pim>/1/1, /3/1 ... /15/1, each subsuming the even port after it).  The
-  catalogue's 64 x 400G Minipack2 (8 per PIM, PIMs 2-9) is therefore eth<slot>/<2 * position - 1>/1.
-- Wedge400: eth1/1/1 .. eth1/16/1 are the 400G QSFP-DD ports, eth1/17/1 .. eth1/48/1 the 200G QSFP56 ones, in the
-  catalogue's port order.
+- Minipack2 (`fuji`) with 16Q PIMs: a PIM has 16 cages, eth<pim>/1/1 .. eth<pim>/16/1; a 400G port takes eight
+  lanes and so the odd cages only (eth<pim>/1/1, /3/1 ... /15/1, each subsuming the even cage after it).  The
+  catalogue places its ports on the box's cages (`teton.catalogue.boxes`), so the name is eth<slot>/<cage>/1.
+- Wedge400: eth1/1/1 .. eth1/16/1 are the 400G QSFP-DD cages, eth1/17/1 .. eth1/48/1 the 200G QSFP56 ones.
 """
 
 from __future__ import annotations
@@ -21,13 +20,13 @@ from teton.catalogue.naming import PortPlace
 
 
 def fuji_port_name(p: PortPlace) -> str:
-    """Minipack2 under FBOSS (16Q PIMs, a 400G port on every odd cage): eth<pim>/<2 * position - 1>/1."""
-    return f"eth{p.slot}/{2 * p.position - 1}/1"
+    """Minipack2 under FBOSS: eth<pim>/<cage>/1 (the catalogue places the ports on the box's cages)."""
+    return f"eth{p.slot}/{p.position}/1"
 
 
 def wedge400_port_name(p: PortPlace) -> str:
-    """Wedge400 under FBOSS: eth1/<port>/1 in the front panel's order (400G first, then 200G)."""
-    return f"eth1/{p.index + 1}/1"
+    """Wedge400 under FBOSS: eth1/<cage>/1."""
+    return f"eth1/{p.position}/1"
 
 
 NAMINGS = {"fboss-fuji": fuji_port_name, "fboss-wedge400": wedge400_port_name}
@@ -47,6 +46,8 @@ class PlatformPort:
     name: str
     controlling: int
     profiles: dict[int, tuple[int, ...]]   # supported profile -> the logical ids it subsumes
+    lanes: dict[int, tuple[int, ...]]      # supported profile -> the ASIC's SerDes lanes (core id x 8 + lane)
+    transceiver: dict[int, int]            # supported profile -> lanes of the cage it uses
 
 
 @dataclass(frozen=True)
@@ -64,10 +65,18 @@ class PlatformMap:
         want = "COPPER" if medium == "dac" else "OPTICAL"
         return next((p for p in fits if p.medium == want), fits[0] if fits else None)
 
+    def fastest(self, port: PlatformPort) -> int | None:
+        """The profile running `port` at its top speed (the most lanes at that speed)."""
+        known = [p for p in sorted(port.profiles) if p in self.profiles]
+        return max(known, key=lambda p: (self.profiles[p].speed_mbps, len(port.lanes.get(p, ()))), default=None)
+
     def speeds(self, port: PlatformPort) -> list[int]:
         """The speeds (Gb/s) the port's profiles run at, fastest first."""
         return sorted({self.profiles[p].speed_mbps // 1000 for p in port.profiles if p in self.profiles},
                       reverse=True)
+
+
+CORE_LANES = 8   # a Tomahawk SerDes core (chip type ASIC, `BC<n>`) has eight lanes: lane l of core n is n x 8 + l
 
 
 def _medium(enum_name: str) -> str:
@@ -81,11 +90,16 @@ def platform_map(platform: str, mapping: dict[str, Any], profile_names: dict[int
     """The ports of `mapping` (FBOSS's PlatformMapping JSON); `profile_names`: PortProfileID's values."""
     ports: dict[str, PlatformPort] = {}
     by_id: dict[int, PlatformPort] = {}
+    cores = {str(c["name"]): int(c["physicalID"]) for c in mapping.get("chips", []) if c.get("type") == 1}
     for key, entry in mapping.get("ports", {}).items():
         m = entry["mapping"]
-        supported = {int(p): tuple(int(s) for s in cfg.get("subsumedPorts", []))
-                     for p, cfg in entry.get("supportedProfiles", {}).items()}
-        port = PlatformPort(int(m.get("id", key)), str(m["name"]), int(m.get("controllingPort", key)), supported)
+        configs = entry.get("supportedProfiles", {})
+        supported = {int(p): tuple(int(s) for s in cfg.get("subsumedPorts", [])) for p, cfg in configs.items()}
+        lanes = {int(p): tuple(cores.get(x["id"]["chip"], 0) * CORE_LANES + int(x["id"]["lane"])
+                               for x in cfg.get("pins", {}).get("iphy", [])) for p, cfg in configs.items()}
+        tcvr = {int(p): len(cfg.get("pins", {}).get("transceiver", [])) for p, cfg in configs.items()}
+        port = PlatformPort(int(m.get("id", key)), str(m["name"]), int(m.get("controllingPort", key)), supported,
+                            lanes, tcvr)
         ports[port.name] = port
         by_id[port.id] = port
     profiles = {}
