@@ -174,6 +174,8 @@ def _print_plan(p: dict[str, Any]) -> None:
                                  for r, ms in p["switch_models"].items()))
     t.add_row("links", ", ".join(f"{k} {v:,}" for k, v in p["links"].items()))
     t.add_row("DAC cables / optics", f"{p['dac_cables']:,} / {p['optics']:,}")
+    t.add_row("media (by link kind)", "\n".join(f"{k}: " + ", ".join(f"{m} {n:,}" for m, n in ms.items())
+                                               for k, ms in p["media"].items()))
     t.add_row("injection / bisection", f"{p['injection_tbps']:,} Tb/s / {p['bisection_tbps']:,} Tb/s")
     t.add_row("oversubscription", ", ".join(f"{k} {v:g}:1" for k, v in p["oversubscription"].items()))
     s = p["storage"]

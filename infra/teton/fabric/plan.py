@@ -42,7 +42,11 @@ def plan(f: Fabric) -> dict[str, Any]:
             models[d.role][d.model] += 1
     links = Counter(link.kind for link in f.links)
     media = Counter(link.medium for link in f.links)
-    parts = counts(cables(f))      # transceivers as ordered: a twin-port module once for its two ports
+    found = cables(f)
+    parts = counts(found)          # transceivers as ordered: a twin-port module once for its two ports
+    by_kind: dict[str, Counter[str]] = defaultdict(Counter)
+    for c in found:
+        by_kind[c.kind][c.medium if c.medium not in ("smf", "mmf") else f"{c.medium} {c.reach}"] += 1
     injection = sum(i.speed_gbps for h in hosts for i in h.interfaces if i.kind in rail_kinds())
     cap = _capacity(f)
     # Bisection: the smallest cut that halves the cluster along whole subtrees of some tier: half that tier's
@@ -66,6 +70,7 @@ def plan(f: Fabric) -> dict[str, Any]:
         "switch_models": {role: dict(sorted(c.items())) for role, c in sorted(models.items())},
         "links": dict(sorted(links.items())),
         "cables": dict(sorted(media.items())),
+        "media": {k: dict(sorted(c.items())) for k, c in sorted(by_kind.items())},
         "dac_cables": media.get("dac", 0),
         "optics": sum(parts.optics.values()),
         "transceivers": parts.optics,

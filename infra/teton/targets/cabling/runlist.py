@@ -13,9 +13,9 @@ from teton.fabric.cables import Cable
 from teton.targets.tokens import csv_cell
 
 COLUMNS = ("cable_id", "kind", "zone", "rack", "site", "hall",
-           "a_row", "a_rack", "a_ru", "a_device", "a_port", "a_form_factor", "a_optic",
-           "b_row", "b_rack", "b_ru", "b_device", "b_port", "b_form_factor", "b_optic",
-           "speed_gbps", "medium", "reach", "fibre", "length_m", "length_class_m", "notes")
+           "a_row", "a_rack", "a_ru", "a_device", "a_port", "a_cage", "a_form_factor", "a_electrical", "a_optic",
+           "b_row", "b_rack", "b_ru", "b_device", "b_port", "b_cage", "b_form_factor", "b_electrical", "b_optic",
+           "speed_gbps", "medium", "reach", "fibre", "part", "length_m", "length_class_m", "notes")
 UPPER_KINDS = frozenset({"ctsw-atsw", "fsw-ssw", "spine-core"})   # above the zones: the spines' sheet
 SPINES = "spines"
 ZONE0 = "zone 00"
@@ -24,9 +24,9 @@ ZONE0 = "zone 00"
 def row(c: Cable) -> list[Any]:
     a, b = c.a, c.b
     return [c.id, c.kind, "" if c.zone is None else c.zone, c.rack, c.site, c.hall,
-            a.row, a.rack, a.ru, a.device, a.port, a.form_factor, a.optic,
-            b.row, b.rack, b.ru, b.device, b.port, b.form_factor, b.optic,
-            c.speed_gbps, c.medium, c.reach, c.fibre, c.length_m,
+            a.row, a.rack, a.ru, a.device, a.port, a.cage, a.form_factor, a.electrical, a.optic,
+            b.row, b.rack, b.ru, b.device, b.port, b.cage, b.form_factor, b.electrical, b.optic,
+            c.speed_gbps, c.medium, c.reach, c.fibre, c.part, c.length_m,
             "" if c.length_class is None else c.length_class, c.notes]
 
 
