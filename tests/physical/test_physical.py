@@ -170,9 +170,10 @@ def test_each_used_sonic_port_agrees_with_fbosss_platform_mapping(lab_build, mod
             row = db["PORT"][i.name]
             alias = row["alias"]                          # eth<PIM>/<cage>/1, or Ethernet<cage>/1 on a fixed box
             entry = by_name[alias if alias.startswith("eth") else "eth1/" + alias.removeprefix("Ethernet")]
-            profile = next(p for p, cfg in entry["supportedProfiles"].items()
-                           if speeds[int(p)] == i.speed_gbps and len(cfg["pins"]["iphy"]) == len(row["lanes"].split(",")))
-            lanes = [cores[x["id"]["chip"]] * 8 + x["id"]["lane"] for x in entry["supportedProfiles"][profile]["pins"]["iphy"]]
+            width = len(row["lanes"].split(","))
+            pins = next(cfg["pins"]["iphy"] for p, cfg in entry["supportedProfiles"].items()
+                        if speeds[int(p)] == i.speed_gbps and len(cfg["pins"]["iphy"]) == width)
+            lanes = [cores[x["id"]["chip"]] * 8 + x["id"]["lane"] for x in pins]
             assert row["lanes"] == ",".join(map(str, lanes)), (d.name, i.name)
             assert i.name == f"Ethernet{lanes[0]}"
             checked += 1
@@ -205,3 +206,14 @@ def test_a_sites_part_numbers_reach_the_bom(tmp_path):
     rows = list(csv.DictReader(io.StringIO(render_files(fabric)["cabling/bom.csv"])))
     dr4 = next(r for r in rows if r["item"] == "400G QSFP-DD DR4")
     assert (dr4["part_number"], dr4["reach_m"], dr4["power_w_each"]) == ("ACME-QDD-DR4-01", "500", "12")
+
+
+def test_an_unknown_box_is_refused_naming_the_model(tmp_path):
+    data = _lab()
+    data["switch_models"] = [dict(name="mp2-x", vendor="v", asic="a", asic_tbps=25.6, box="nosuch",
+                                  port_groups=[{"count": 64, "speed_gbps": 400, "lanes": 8, "form_factor": "QSFP-DD"}],
+                                  port_naming="sonic", nos=["sonic"], slots=8, first_slot=2)]
+    data["backend"]["rtsw"]["model"] = "mp2-x"
+    code, out = _validate(tmp_path, data)
+    assert code == 2 and "Traceback" not in out, out
+    assert "switch_models[0].box" in out and "no front-panel map 'nosuch' (known: fuji, wedge400)" in out

@@ -23,7 +23,7 @@ import yaml
 TABLE = Path(__file__).with_name("fboss_ports.yaml")
 
 # The cage by the lanes its transceiver carries at the cage's top speed [I from the mapping's lane counts: an 8-lane
-# QSFP-family cage is a QSFP-DD, a 4-lane one a QSFP56 (docs/sources.md, section 12)].
+# QSFP-family cage is a QSFP-DD, a 4-lane one a QSFP56 (docs/sources.md, section 10)].
 FORM_BY_CAGE_LANES = {8: "QSFP-DD", 4: "QSFP56"}
 
 

@@ -73,7 +73,7 @@ PMDS = {   # docs/sources.md section 10
     "DR4": Pmd("DR4", "SMF", "OS2", "MPO-12/APC", 500),      # 400GBASE-DR4, 802.3bs [S]
     "FR4": Pmd("FR4", "SMF", "OS2", "LC/UPC", 2000),         # 400GBASE-FR4, 802.3cu [S]
     "LR4": Pmd("LR4", "SMF", "OS2", "LC/UPC", 6000),         # 400GBASE-LR4-6, 802.3cu [S]
-    "SR8": Pmd("SR8", "MMF", "OM4", "MPO-16/APC", 100),      # 400GBASE-SR8, 802.3cm, 100 m OM4 [S]
+    "SR8": Pmd("SR8", "MMF", "OM4", "MPO-16/APC", 100),      # 400GBASE-SR8, 802.3cm, 100 m OM4, MPO-16 [S]; APC [I]
     "SR4": Pmd("SR4", "MMF", "OM4", "MPO-12/APC", 50),       # NVIDIA MMA4Z00-NS400/-NS: 50 m OM4, MPO-12/APC [P]
 }
 FIBRES = {"OS2": "SMF", "OS1": "SMF", "OM3": "MMF", "OM4": "MMF", "OM5": "MMF"}

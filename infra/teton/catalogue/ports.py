@@ -14,10 +14,9 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from teton.catalogue.boxes import box_map
+from teton.catalogue.media import STANDARD_GBPS
 from teton.catalogue.naming import PortNaming, PortPlace, port_naming
 from teton.spec.model import PortGroup, SwitchModel
-
-from teton.catalogue.media import STANDARD_GBPS
 
 
 class Port(NamedTuple):

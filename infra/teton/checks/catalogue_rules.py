@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from teton.catalogue import builtin_models
+from teton.catalogue.boxes import boxes
 from teton.fabric.roles import tier_roles
 from teton.findings import Finding
 from teton.spec.model import Cluster, InfinibandBackend, RoceBackend, SwitchModel
@@ -62,4 +63,14 @@ def model_consistent(c: Cluster, file: str) -> Iterator[Finding]:
                           rule="catalogue")
 
 
-CATALOGUE_RULES = (model_consistent,)
+def box_known(c: Cluster, file: str) -> Iterator[Finding]:
+    """A model's `box` names a front-panel map teton has (teton.catalogue.boxes)."""
+    known = boxes()
+    for path, m in _models(c):
+        if m.box is not None and m.box not in known:
+            yield Finding(file, f"{path}.box" if path.startswith("switch_models") else path,
+                          f"switch model {m.name!r}: no front-panel map {m.box!r} (known: {', '.join(known)}); leave "
+                          "box out to lay its ports out from its port groups", rule="catalogue")
+
+
+CATALOGUE_RULES = (box_known, model_consistent)

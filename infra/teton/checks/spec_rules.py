@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 from teton.catalogue import catalogue_for
-from teton.checks.catalogue_rules import CATALOGUE_RULES
+from teton.checks.catalogue_rules import CATALOGUE_RULES, box_known
 from teton.checks.frontend_rules import FRONTEND_RULES
 from teton.checks.ib_rules import IB_RULES, ib_size_terms, ib_switch_count
 from teton.checks.intent_rules import INTENT_RULES
@@ -291,4 +291,4 @@ SPEC_RULES: tuple[SpecRule, ...] = (cluster_too_large, unknown_model, nos_unsupp
                                     *CATALOGUE_RULES, room_too_small, ports_overcommitted, pool_exhausted,
                                     asn_plan_clash,
                                     mtu_out_of_range, *INTENT_RULES, *RACK_RULES, *FRONTEND_RULES)
-GUARD_RULES: tuple[SpecRule, ...] = (cluster_too_large,)
+GUARD_RULES: tuple[SpecRule, ...] = (cluster_too_large, box_known)   # an unknown box has no port map

@@ -175,9 +175,12 @@ def length_class(metres: float, dac: bool) -> float | None:
 
 
 class Racked(Protocol):
-    rack: str
-    ru: int
-    height_ru: int
+    @property
+    def rack(self) -> str: ...
+    @property
+    def ru(self) -> int: ...
+    @property
+    def height_ru(self) -> int: ...
 
 
 def link_m(plan: FloorPlan, where: dict[str, Place], a: Racked, b: Racked) -> float:

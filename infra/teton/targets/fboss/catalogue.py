@@ -23,10 +23,11 @@ import yaml
 
 import teton.catalogue
 from teton.fabric.model import Fabric
-from teton.fabric.roles import BY_NAME
+from teton.fabric.physical import tier_path
 from teton.findings import Finding
 
 TABLE = Path(teton.catalogue.__file__).with_name("fboss_ports.yaml")
+__all__ = ["check_ports", "port_table", "table_yaml", "tier_path"]
 
 
 class TablePort(NamedTuple):
@@ -40,14 +41,6 @@ def port_table() -> dict[str, dict[str, TablePort]]:
     data = yaml.safe_load(TABLE.read_text(encoding="utf-8"))
     return {platform: {name: TablePort(int(e["id"]), tuple(int(g) for g in e["gbps"]))
                        for name, e in ports.items()} for platform, ports in data["platforms"].items()}
-
-
-def tier_path(role: str) -> str:
-    """The spec path of the tier a device of `role` belongs to (fe-rsw: frontend.rsw, rtsw: backend.rtsw)."""
-    r = BY_NAME.get(role)
-    if role == "fe-rsw":
-        return "frontend.rsw"
-    return f"{'frontend' if r is not None and r.network == 'frontend' else 'backend'}.{role}"
 
 
 def check_ports(fabric: Fabric, nos: str, file: str) -> Iterator[Finding]:
