@@ -33,7 +33,7 @@ def test_duplicate_port_on_one_device(lab_fabric):
     interfaces[1] = interfaces[1]._replace(name=interfaces[0].name)
     f = _edit(lab_fabric, "z01-r001-rtsw", interfaces=tuple(interfaces))
     (finding,) = fabric_rules.duplicate_names(f, "s.yaml")
-    assert "z01-r001-rtsw: port Ethernet0 is cabled twice" in finding.message
+    assert "z01-r001-rtsw: port Ethernet8 is cabled twice" in finding.message
 
 
 def test_asn_clash_between_two_rtsws(lab_fabric):

@@ -169,7 +169,8 @@ def test_the_lab_renders_every_file_of_the_subnet_manager(tmp_path):
     assert "NCCL_IB_HCA==mlx5_0:1,mlx5_1:1," in (out / "ib" / "nccl.env").read_text()
     assert max(len(line) for line in (out / "ib" / "partitions.conf").read_text().splitlines()) < 1000
     cabling = (out / "cabling.csv").read_text()
-    assert ",z01-r001-h1,mlx5_0,OSFP,400G OSFP SR4," in cabling and ",z01-leaf0,1/3/1,OSFP,400G OSFP 2xDR4 " in cabling
+    assert ",z01-r001-h1,mlx5_0,,OSFP,OSFP 4x100G,400G OSFP SR4," in cabling
+    assert ",z01-leaf0,1/3/1,3,OSFP,OSFP 4x100G,800G OSFP twin-port 2xDR4," in cabling
     # the front end works as for RoCE: its switches are rendered by their NOS targets
     assert (out / "devices" / "z01-r001-frsw" / "config_db.json").is_file()
     assert not (out / "hosts" / "backend.json").exists()                 # RoCE NIC settings: not for InfiniBand

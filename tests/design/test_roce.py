@@ -21,7 +21,8 @@ def test_rtsw_port_i_goes_to_nic_i_of_its_hosts(lab_fabric: Fabric):
     assert [(i.ordinal, i.peer, i.peer_port) for i in down[:2]] == [(0, "z01-r002-h1", "be0"),
                                                                      (1, "z01-r002-h1", "be1")]
     assert (down[8].ordinal, down[8].peer, down[8].peer_port) == (8, "z01-r002-h2", "be0")
-    assert all(i.name == f"Ethernet{8 * i.ordinal}" for i in down)     # 8 lanes per 400G port
+    ports = {p.name: p for p in rtsw.ports}                              # named by the first of its 8 lanes
+    assert all(i.name == f"Ethernet{ports[i.name].lanes[0]}" and len(ports[i.name].lanes) == 8 for i in down)
 
 
 def test_rtsw_uplink_j_goes_to_ctsw_j_of_its_zone(lab_fabric: Fabric):

@@ -65,13 +65,13 @@ def test_every_device_sees_its_designed_neighbours(twin, tmp_path):
     assert r["neighbours"] == sum(len(ports) for ports in expected.values())
     seen = json.loads((tmp_path / "lldp" / "z01-r001-rtsw.json").read_text())["lldp"]["interface"]
     ports = {name: body for entry in seen for name, body in entry.items()}
-    # a SONiC switch's kernel port Ethernet128 sees the CTSW (EOS, run as FRR with a hashed kernel name) by its
+    # a SONiC switch's kernel port Ethernet48 sees the CTSW (EOS, run as FRR with a hashed kernel name) by its
     # EOS interface name; the CTSW sees the SONiC port's alias, as lldpmgrd announces it
-    assert ports["Ethernet128"]["port"]["id"] == {"type": "local", "value": "Ethernet3/1/1"}
-    assert next(iter(ports["Ethernet128"]["chassis"])) == "z01-ctsw01"
+    assert ports["Ethernet48"]["port"]["id"] == {"type": "local", "value": "Ethernet3/1/1"}
+    assert next(iter(ports["Ethernet48"]["chassis"])) == "z01-ctsw01"
     ctsw = json.loads((tmp_path / "lldp" / "z01-ctsw01.json").read_text())["lldp"]["interface"]
     ctsw_ports = {name: body for entry in ctsw for name, body in entry.items()}
-    alias = expected["z01-r001-rtsw"]["Ethernet128"]["port_id"]
+    alias = expected["z01-r001-rtsw"]["Ethernet48"]["port_id"]
     assert alias.startswith("eth") and ctsw_ports["Ethernet3/1/1"]["port"]["id"]["value"] == alias
     # a server announces its NIC names (portidsubtype ifname), as the lldpd role configures it
     host = json.loads((tmp_path / "lldp" / "z01-r001-rtsw.json").read_text())
@@ -83,14 +83,14 @@ def test_every_device_sees_its_designed_neighbours(twin, tmp_path):
 
 def test_two_crossed_cables_are_reported_swapped_and_a_pulled_one_missing(twin, tmp_path):
     expected = json.loads(Path(BUILD, "cabling", "neighbours.json").read_text())
-    c1 = expected["z01-r001-rtsw"]["Ethernet128"]["cable"]
-    c2 = expected["z01-r001-rtsw"]["Ethernet136"]["cable"]
-    code, out = _invoke("twin", "swap", "lab", "z01-r001-rtsw:Ethernet128", "z01-r001-rtsw:Ethernet136", "--json")
+    c1 = expected["z01-r001-rtsw"]["Ethernet48"]["cable"]
+    c2 = expected["z01-r001-rtsw"]["Ethernet16"]["cable"]
+    code, out = _invoke("twin", "swap", "lab", "z01-r001-rtsw:Ethernet48", "z01-r001-rtsw:Ethernet16", "--json")
     assert code == 0, out
     swap = json.loads(out)
     assert swap["cables"] == [c1, c2] and not swap["as_designed"]
-    assert swap["now"] == ["z01-r001-rtsw:Ethernet128 <-> z01-ctsw02:Ethernet3/1/1",
-                           "z01-r001-rtsw:Ethernet136 <-> z01-ctsw01:Ethernet3/1/1"]
+    assert swap["now"] == ["z01-r001-rtsw:Ethernet48 <-> z01-ctsw02:Ethernet3/1/1",
+                           "z01-r001-rtsw:Ethernet16 <-> z01-ctsw01:Ethernet3/1/1"]
     pulled = expected["z01-r001-h1"]["be0"]["cable"]
     code, out = _invoke("twin", "fail", "lab", "z01-r001-h1:be0", "--json")
     assert json.loads(out)["how"] == "link down", out
@@ -107,7 +107,7 @@ def test_two_crossed_cables_are_reported_swapped_and_a_pulled_one_missing(twin, 
     # restore uncrosses and plugs back; the cabling and the routing are as designed again
     code, out = _invoke("twin", "restore", "lab", "--json")
     restored = json.loads(out)
-    assert code == 0 and restored["uncrossed"] == [["z01-r001-rtsw:Ethernet128", "z01-r001-rtsw:Ethernet136"]]
+    assert code == 0 and restored["uncrossed"] == [["z01-r001-rtsw:Ethernet48", "z01-r001-rtsw:Ethernet16"]]
     assert _collect(tmp_path / "restored")["settled"]
     assert _check(tmp_path / "restored")[0] == 0
     code, out = _invoke("twin", "verify", "lab", "--json")
@@ -126,9 +126,9 @@ def test_the_same_two_ports_again_put_the_cables_back(twin, tmp_path):
 
 
 def test_swapping_one_cable_with_itself_or_a_port_of_no_device_is_refused(twin):
-    code, out = _invoke("twin", "swap", "lab", "z01-r001-rtsw:Ethernet128", "z01-ctsw01:Ethernet3/1/1")
+    code, out = _invoke("twin", "swap", "lab", "z01-r001-rtsw:Ethernet48", "z01-ctsw01:Ethernet3/1/1")
     assert code == 1 and "two ends of one cable" in out
-    code, out = _invoke("twin", "swap", "lab", "z01-r001-rtsw:Ethernet999", "z01-r001-rtsw:Ethernet128")
+    code, out = _invoke("twin", "swap", "lab", "z01-r001-rtsw:Ethernet999", "z01-r001-rtsw:Ethernet48")
     assert code == 2 and "no port" in out
 
 

@@ -158,7 +158,7 @@ def test_link_failure_narrows_ecmp_towards_that_rack_only(twin, spec):
     from teton.twin import service
     from teton.twin.service import load_twin
 
-    r = service.fail(str(spec), "z02-r001-rtsw:Ethernet128")
+    r = service.fail(str(spec), "z02-r001-rtsw:Ethernet48")
     try:
         assert r.reconvergence.ecmp_mismatched == () and r.how == "link down"
         t = load_twin("lab")

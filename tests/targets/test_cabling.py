@@ -46,4 +46,4 @@ def test_growing_within_the_room_renumbers_no_cable(tmp_path):
     after = _rows(load_spec(write_spec(tmp_path, data, "after.yaml")))
     assert {k: after[k] for k in before} == before
     assert len(after) > len(before)
-    assert before[("z01-r001-h1", "be0", "z01-r001-rtsw", "Ethernet0")] == "z01-r001-45-000"   # rack, RU, port
+    assert before[("z01-r001-h1", "be0", "z01-r001-rtsw", "Ethernet8")] == "z01-r001-45-000"   # rack, RU, port

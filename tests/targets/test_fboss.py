@@ -325,7 +325,7 @@ def test_diff_against_the_sonic_spelling_lists_each_switchs_files_and_keeps_ever
     assert report["summary"]["bgp_sessions_added"] == report["summary"]["bgp_sessions_removed"] == 0
     ctsw = next(d for d in report["devices"] if d["name"] == "z01-ctsw01")
     diff = ctsw["files"][0]["diff"]                           # its peers see the FBOSS port names
-    assert "-   neighbor 10.1.0.1 description z01-r001-rtsw:Ethernet128\n" in diff
+    assert "-   neighbor 10.1.0.1 description z01-r001-rtsw:Ethernet48\n" in diff
     assert "+   neighbor 10.1.0.1 description z01-r001-rtsw:eth4/1/1\n" in diff
 
 

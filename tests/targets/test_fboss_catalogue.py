@@ -31,8 +31,11 @@ def test_the_fboss_naming_of_a_model_names_ports_fboss_runs_at_the_catalogues_sp
     table = port_table()[platform]
     assert (ports[0].name, ports[-1].name, len(ports)) == (first, last, count)
     assert all(p.name in table and p.speed_gbps in table[p.name].gbps for p in ports)
-    # the SONiC spelling of the same model keeps its own names
-    assert port_map(m, "sonic")[1].name == "Ethernet8" and port_map(m)[1].name == "Ethernet8"
+    # the SONiC spelling of the same model names the same cages by their first SerDes lane (from the same mapping)
+    sonic = port_map(m, "sonic")
+    assert all(s.name == f"Ethernet{p.lanes[0]}" and (s.cage, s.lanes) == (p.cage, p.lanes)
+               for s, p in zip(sonic, ports, strict=True))
+    assert port_map(m)[1].name == sonic[1].name
 
 
 def test_which_ports_run_400g():

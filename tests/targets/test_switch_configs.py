@@ -36,13 +36,15 @@ def test_rack_switch_facts(lab_build):
     assert meta["docker_routing_config_mode"] == "split-unified" and "BGP_NEIGHBOR" not in db
     assert (meta["type"], meta["resource_type"]) == ("BackEndToRRouter", "ComputeAI")
     assert "mac" not in meta and meta["default_pfcwd_status"] == "disable"   # its own MAC; PFC_WD rows say it all
-    # Tomahawk4: a 400G port is 8 of its 50G lanes, so ports are Ethernet0, Ethernet8 ... Ethernet504
-    assert db["PORT"]["Ethernet0"]["lanes"] == "0,1,2,3,4,5,6,7" and db["PORT"]["Ethernet8"]["lanes"].startswith("8,")
-    assert len(db["PORT"]) == 64 and "Ethernet504" in db["PORT"] and "Ethernet4" not in db["PORT"]
-    assert db["PORT"]["Ethernet0"]["mtu"] == "9100" and db["PORT"]["Ethernet0"]["speed"] == "400000"
-    assert db["PORT"]["Ethernet0"]["description"] == "z01-r001-h1:be0"
-    assert "Ethernet0|10.64.0.0/31" in db["INTERFACE"] and "Loopback0|10.0.0.6/32" in db["LOOPBACK_INTERFACE"]
-    qos = db["PORT_QOS_MAP"]["Ethernet0"]
+    # Tomahawk4: a 400G port is 8 of its 50G lanes; Minipack2's sit on its 16Q PIMs' odd cages (FBOSS's platform
+    # mapping), each named by its first SerDes lane: cage 2/1 is SerDes core 1, Ethernet8
+    assert db["PORT"]["Ethernet8"]["lanes"] == "8,9,10,11,12,13,14,15" and db["PORT"]["Ethernet8"]["alias"] == "eth2/1/1"
+    assert db["PORT"]["Ethernet32"]["alias"] == "eth2/3/1" and "Ethernet4" not in db["PORT"]
+    assert len(db["PORT"]) == 64 and all(len(p["lanes"].split(",")) == 8 for p in db["PORT"].values())
+    assert db["PORT"]["Ethernet8"]["mtu"] == "9100" and db["PORT"]["Ethernet8"]["speed"] == "400000"
+    assert db["PORT"]["Ethernet8"]["description"] == "z01-r001-h1:be0"
+    assert "Ethernet8|10.64.0.0/31" in db["INTERFACE"] and "Loopback0|10.0.0.6/32" in db["LOOPBACK_INTERFACE"]
+    qos = db["PORT_QOS_MAP"]["Ethernet8"]
     assert qos["pfc_enable"] == "3" and qos["pfcwd_sw_enable"] == "3"
     assert db["DSCP_TO_TC_MAP"]["ROCE"]["26"] == "3" and db["DSCP_TO_TC_MAP"]["ROCE"]["48"] == "6"
     assert db["BUFFER_PG"]["Ethernet0|3"]["profile"] == "pg_lossless_400000_5m_profile"

@@ -49,7 +49,7 @@ def test_a_fabric_cabled_as_designed_is_clean(lab_build, views, tmp_path):
 
 def test_two_crossed_cables_are_reported_once_as_swapped_with_both_ids(lab_build, views, tmp_path):
     rtsw = views["z01-r001-rtsw"]
-    rtsw["Ethernet0"], rtsw["Ethernet8"] = rtsw["Ethernet8"], rtsw["Ethernet0"]      # crossed at the switch
+    rtsw["Ethernet8"], rtsw["Ethernet32"] = rtsw["Ethernet32"], rtsw["Ethernet8"]    # crossed at the switch
     h1 = views["z01-r001-h1"]
     h1["be0"], h1["be1"] = h1["be1"], h1["be0"]
     code, report = _verify(lab_build, _write(tmp_path / "lldp", views))

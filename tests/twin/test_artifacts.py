@@ -72,7 +72,7 @@ def test_ecmp_model_matches_the_design_and_narrows_under_failures(lab_fabric):
     m = EcmpModel(lab_fabric, {"z01-ctsw01"})
     assert m.next_hops("z01-r001-rtsw", "z01-r002-rtsw") == 3
     assert m.next_hops("z02-r001-rtsw", "z01-r001-rtsw") == 4      # other zones still use all their CTSWs
-    cut = frozenset({"z01-r002-rtsw:Ethernet128", "z01-ctsw01:Ethernet3/2/1"})
+    cut = frozenset({"z01-r002-rtsw:Ethernet48", "z01-ctsw01:Ethernet3/2/1"})
     m = EcmpModel(lab_fabric, set(), {cut})
     assert m.next_hops("z01-ctsw01", "z01-r002-rtsw") == 0         # BGP drops the detour through its own zone ASN
     assert m.next_hops("z01-r001-rtsw", "z01-r002-rtsw") == 3

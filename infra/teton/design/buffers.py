@@ -22,7 +22,7 @@ from teton.fabric.intent import Buffers, PgProfile
 from teton.fabric.model import Interface
 from teton.spec.model import SwitchModel
 
-CABLE_M = {"dac": 5, "aoc": 30, "mmf": 100, "smf": 300}
+CABLE_M = {"dac": 5, "aec": 5, "aoc": 30, "mmf": 100, "smf": 300}   # an AEC reaches no further than a DAC
 STANDARD_CABLES_M = (5, 40, 300)
 PROPAGATION_NS_PER_M = 5
 INTERFACE_NS = 300

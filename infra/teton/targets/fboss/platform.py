@@ -62,7 +62,7 @@ class PlatformMap:
         supports at that speed, of that medium where there is one."""
         fits = [self.profiles[p] for p in sorted(port.profiles) if p in self.profiles
                 and self.profiles[p].speed_mbps == speed_gbps * 1000]
-        want = "COPPER" if medium == "dac" else "OPTICAL"
+        want = "COPPER" if medium in ("dac", "aec") else "OPTICAL"   # an AEC is a copper cable to the cage
         return next((p for p in fits if p.medium == want), fits[0] if fits else None)
 
     def fastest(self, port: PlatformPort) -> int | None:
