@@ -437,5 +437,5 @@ def test_lldpd_announces_the_host_as_its_switches_expect(lab_build, tmp_path):
     pattern = next(line for line in conf if line.startswith("configure system interface pattern "))
     assert sorted(pattern.split()[-1].split(",")) == [f"be{n}" for n in range(8)] + ["fe0", "fe1"]
     rtsw = json.loads((lab_build / "devices/z01-r001-rtsw/config_db.json").read_text())["DEVICE_NEIGHBOR"]
-    assert rtsw["Ethernet0"] == {"local_port": "Ethernet0", "name": host, "port": "be0"}
+    assert rtsw["Ethernet8"] == {"local_port": "Ethernet8", "name": host, "port": "be0"}
     assert 'configure ports be0 lldp portdescription "cable z01-r001-45-000 to z01-r001-rtsw eth2/1/1"' in conf

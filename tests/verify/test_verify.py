@@ -172,7 +172,7 @@ def test_fail_a_ctsw_recomputes_paths_bandwidth_pairs_and_oversubscription(lab_b
 
 
 def test_fail_a_link_and_a_rack_switch(lab_build):
-    link = "z01-r001-rtsw:Ethernet128--z01-ctsw01:Ethernet3/1/1"
+    link = "z01-r001-rtsw:Ethernet48--z01-ctsw01:Ethernet3/1/1"
     code, report = run(str(lab_build), "--fail", link)
     assert code == 0
     tiers = {(t["network"], t["zone"], t["role"]): t for t in report["whatif"][0]["tiers"]}
@@ -194,7 +194,7 @@ def test_fail_each_ctsw_sweeps_every_single_failure_and_reports_the_worst(lab_bu
 
 @pytest.mark.parametrize("args, needle", [
     (["--fail", "nosuch"], "--fail nosuch: no device 'nosuch'"),
-    (["--fail", "z01-r001-rtsw:Ethernet128--z01-ctsw02:Ethernet3/1/1"], "has no link z01-r001-rtsw:Ethernet128"),
+    (["--fail", "z01-r001-rtsw:Ethernet48--z01-ctsw02:Ethernet3/1/1"], "has no link z01-r001-rtsw:Ethernet48"),
     (["--fail-each", "spine"], "--fail-each spine: the build has no device of that role"),
     (["--dask", "nowhere:1"], "--dask nowhere:1: give a scheduler's address"),
 ])
