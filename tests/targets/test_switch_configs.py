@@ -38,7 +38,8 @@ def test_rack_switch_facts(lab_build):
     assert "mac" not in meta and meta["default_pfcwd_status"] == "disable"   # its own MAC; PFC_WD rows say it all
     # Tomahawk4: a 400G port is 8 of its 50G lanes; Minipack2's sit on its 16Q PIMs' odd cages (FBOSS's platform
     # mapping), each named by its first SerDes lane: cage 2/1 is SerDes core 1, Ethernet8
-    assert db["PORT"]["Ethernet8"]["lanes"] == "8,9,10,11,12,13,14,15" and db["PORT"]["Ethernet8"]["alias"] == "eth2/1/1"
+    first = db["PORT"]["Ethernet8"]
+    assert first["lanes"] == "8,9,10,11,12,13,14,15" and first["alias"] == "eth2/1/1"
     assert db["PORT"]["Ethernet32"]["alias"] == "eth2/3/1" and "Ethernet4" not in db["PORT"]
     assert len(db["PORT"]) == 64 and all(len(p["lanes"].split(",")) == 8 for p in db["PORT"].values())
     assert db["PORT"]["Ethernet8"]["mtu"] == "9100" and db["PORT"]["Ethernet8"]["speed"] == "400000"
