@@ -117,7 +117,7 @@ def test_verify_is_a_group_whose_default_takes_a_plain_build_argument():
     import click
     from click.testing import CliRunner
 
-    from teton.cli_cabling import DefaultGroup
+    from teton.cli.verify import DefaultGroup
 
     group = DefaultGroup("verify")
 

@@ -16,6 +16,8 @@ says it is not available.
 
 from __future__ import annotations
 
+import csv
+import io
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -88,3 +90,19 @@ def gather(fabric: Fabric, build: BuildFolder | None,
                 why = "not available for this cluster"
         out.append((section, tables, why))
     return out
+
+
+BOM = "cabling/bom.csv"
+
+
+def bom_tables(fabric: Fabric, folder: BuildFolder | None) -> Sequence[Table] | None:
+    """The "bom" section's provider: the build's bill of materials, as the cabling target wrote it (`BOM`)."""
+    if folder is None or folder.root is None:
+        return None
+    path = folder.root / BOM
+    if not path.is_file():
+        raise Unavailable(f"the build has no {BOM} (render it with the cabling target)")
+    rows = list(csv.reader(io.StringIO(path.read_text(encoding="utf-8"))))
+    if not rows:
+        return None
+    return [Table("Bill of materials", tuple(rows[0]), tuple(tuple(r) for r in rows[1:]), note=f"from {BOM}")]

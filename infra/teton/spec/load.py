@@ -9,17 +9,16 @@ no other exception leaves `load_spec`.
 from __future__ import annotations
 
 import codecs
-import re
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, get_args
+from typing import Any
 
 import yaml
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
 from teton import limits
 from teton.findings import Finding, SpecError, join_path
-from teton.spec.grammar import GRAMMARS
+from teton.spec.messages import schema_message
 from teton.spec.model import Cluster
 
 Lines = dict[tuple[str | int, ...], int]
@@ -314,55 +313,6 @@ def _findings(exc: ValidationError, data: Any, filename: str, lines: Lines) -> l
             filename, "", f"and {more:,} more schema errors (only MAX_SCHEMA_FINDINGS = "
                           f"{limits.MAX_SCHEMA_FINDINGS} are listed)", rule="limit")]
     return found
-
-
-def schema_message(err: Any, root: type[BaseModel] = Cluster) -> str:
-    """The message of one pydantic error (`root` is the model that raised it): its input, and the limit it breaks."""
-    msg = err["msg"]
-    if err["type"] == "extra_forbidden":
-        return "unknown key (misspelled?)"
-    if err["type"] == "missing":
-        return "required key is missing"
-    if err["type"] == "string_pattern_mismatch" and (words := GRAMMARS.get(err.get("ctx", {}).get("pattern", ""))):
-        msg = f"must be {words}"
-    notes = []
-    if "input" in err and not isinstance(err["input"], dict | list):
-        notes.append(f"got {_short_repr(err['input'])}")
-    if err["type"] in ("less_than_equal", "less_than", "too_long"):
-        limit = _limit_of(err["loc"], root)
-        if limit:
-            notes.append(f"limit {limit}")
-    return f"{msg} ({'; '.join(notes)})" if notes else msg
-
-
-_LIMIT = re.compile(r"\b[A-Z][A-Z0-9_]+ = [\d,]+")
-
-
-def _limit_of(loc: tuple[Any, ...], root: type[BaseModel]) -> str | None:
-    """'MAX_X = n' named in the description of the field at `loc` (see `teton.spec.model._limit`), if any."""
-    models: list[type[BaseModel]] = [root]
-    description = None
-    for step in loc:
-        fields = [m.model_fields[step] for m in models if isinstance(step, str) and step in m.model_fields]
-        if fields:  # else a list index or a union tag such as 'roce': stay on these models
-            description = fields[0].description
-            models = [m for f in fields for m in _models_in(f.annotation)]
-    match = _LIMIT.search(description or "")
-    return match.group(0) if match else None
-
-
-def _models_in(tp: Any) -> list[type[BaseModel]]:
-    if isinstance(tp, type) and issubclass(tp, BaseModel):
-        return [tp]
-    return [m for arg in get_args(tp) for m in _models_in(arg)]
-
-
-def _short_repr(value: Any) -> str:
-    try:
-        text = repr(value)
-    except Exception:  # a Python spec's object may have any __repr__
-        text = f"<{type(value).__name__}>"
-    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def _data_path(loc: tuple[Any, ...], data: Any) -> tuple[str | int, ...]:

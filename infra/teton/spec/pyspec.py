@@ -343,7 +343,7 @@ def _exception_findings(exc: BaseException, spec: str) -> list[_FindingDoc]:
         from pydantic import BaseModel
 
         from teton.spec import model as spec_model
-        from teton.spec.load import schema_message
+        from teton.spec.messages import schema_message
 
         title = exc.title
         root = getattr(spec_model, title, None)

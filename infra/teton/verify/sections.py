@@ -1,44 +1,27 @@
 """What `teton docs` fills the report's sections with (`teton.report.sections`): the build's bill of materials
-(`cabling/bom.csv`), `teton verify`'s results on the build, and, for the tiers asked for with `--what-if ROLE`, the
-worst single failure of each (`teton verify --fail-each ROLE`).  Kept out of the report package, which needs neither
-the cabling target nor `teton.verify`."""
+(`teton.report.sections.bom_tables`), `teton verify`'s results on the build, and, for the tiers asked for with
+`--what-if ROLE`, the worst single failure of each (`teton verify --fail-each ROLE`).  Here, above the report
+package, which needs neither the cabling target nor `teton.verify`."""
 
 from __future__ import annotations
 
-import csv
-import io
 from collections.abc import Sequence
 from pathlib import Path
 
-from teton.buildfolder import BuildFolder
-from teton.fabric.model import Fabric
-from teton.report.sections import Provider, Table, Unavailable
-
-BOM = "cabling/bom.csv"
+from teton.report.sections import Provider, Table, Unavailable, bom_tables
 
 
-def providers(build: Path, what_if: Sequence[str], verify: bool = True) -> dict[str, Provider]:
+def report_providers(build: Path, what_if: Sequence[str], verify: bool = True) -> dict[str, Provider]:
     """The section providers for the report of the build folder `build`."""
-    out: dict[str, Provider] = {"bom": _bom}
+    out: dict[str, Provider] = {"bom": bom_tables}
     if verify:
-        out["verify"] = lambda fabric, folder: _verify(build)
-    out["what_if"] = lambda fabric, folder: _what_if(build, what_if)
+        out["verify"] = lambda fabric, folder: verify_tables(build)
+    out["what_if"] = lambda fabric, folder: what_if_tables(build, what_if)
     return out
 
 
-def _bom(fabric: Fabric, folder: BuildFolder | None) -> Sequence[Table] | None:
-    if folder is None or folder.root is None:
-        return None
-    path = folder.root / BOM
-    if not path.is_file():
-        raise Unavailable(f"the build has no {BOM} (render it with the cabling target)")
-    rows = list(csv.reader(io.StringIO(path.read_text(encoding="utf-8"))))
-    if not rows:
-        return None
-    return [Table("Bill of materials", tuple(rows[0]), tuple(tuple(r) for r in rows[1:]), note=f"from {BOM}")]
-
-
-def _verify(build: Path) -> Sequence[Table]:
+def verify_tables(build: Path) -> Sequence[Table]:
+    """`teton verify BUILD`'s counts and findings."""
     from teton.verify.run import verify
 
     result = verify(build).to_json()
@@ -52,7 +35,8 @@ def _verify(build: Path) -> Sequence[Table]:
     return out
 
 
-def _what_if(build: Path, roles: Sequence[str]) -> Sequence[Table]:
+def what_if_tables(build: Path, roles: Sequence[str]) -> Sequence[Table]:
+    """The worst single failure of each tier in `roles` (`teton verify BUILD --fail-each ROLE`)."""
     if not roles:
         raise Unavailable("give `teton docs --what-if ROLE` (ctsw, atsw, fsw ...) for each tier to sweep")
     from teton.verify.run import verify

@@ -1,0 +1,179 @@
+"""`teton verify` and `teton ib verify`: a build checked against what runs.
+
+`verify` is a group whose subcommands check a build: `routing` (the routing proven from the rendered switch configs)
+and `cabling` (the wiring, from LLDP).  A plain `teton verify BUILD ...` (no subcommand name first) runs the group's
+default subcommand, `routing` (`DefaultGroup.default`), so `teton verify BUILD` is `teton verify routing BUILD`.
+`ib verify` compares an ibnetdiscover dump with an InfiniBand spec's topology.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+from rich.markup import escape
+
+from teton.cli.common import SPEC_TIMEOUT, bad_input, echo_json, err, out, progress
+from teton.findings import Finding, SpecError, TetonError
+
+
+class DefaultGroup(click.Group):
+    """A group that runs `default` when its first argument is no subcommand's name."""
+
+    default: str | None = None
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if self.default and args and args[0] not in self.commands and args[0] not in ("-h", "--help"):
+            args = [self.default, *args]
+        return super().parse_args(ctx, args)
+
+
+@click.group(cls=DefaultGroup)
+def verify() -> None:
+    """Check a build against what the fabric shows: `verify cabling BUILD --lldp DIR` (the wiring, from LLDP)."""
+
+
+@verify.command("routing")
+@click.argument("build", type=click.Path(file_okay=False))
+@click.option("--fail", "fail", multiple=True, metavar="DEVICE|LINK",
+              help="what if this fails (repeatable): a device, or a link DEV:PORT--DEV:PORT (or DEV:PORT)")
+@click.option("--fail-each", metavar="ROLE", help="every single failure of the devices of ROLE (ctsw, atsw, fsw ...), "
+              "and the worst")
+@click.option("--dask", "dask_address", metavar="tcp://HOST:PORT|local|off", default=None,
+              help="solve on a Dask cluster: a scheduler's address, `local` (a LocalCluster on this machine) or `off`; "
+              "default: a LocalCluster when the build is large, else in this process")
+@click.option("--json", "as_json", is_flag=True, help="the report as JSON")
+def verify_routing(build: str, fail: tuple[str, ...], fail_each: str | None, dask_address: str | None,
+                   as_json: bool) -> None:
+    """Prove the cluster's routing from BUILD's rendered switch configs: the BGP sessions both ends agree on, every
+    switch's best routes to every prefix (RFC 7938 eBGP, ECMP within maximum-paths), then the design's promises
+    (rack prefixes everywhere with its ECMP widths, loopbacks, the front end's reach, no link subnet leaked, no
+    valley, nothing it does not originate).  Exit 1 when an assertion fails, 2 on bad input."""
+    from teton.verify.distributed import mapper_for
+    from teton.verify.report import summary, sweep_lines, whatif_lines
+    from teton.verify.run import verify as verify_build
+
+    with bad_input(as_json), progress("verifying"):
+        with mapper_for(dask_address, Path(build)) as mapper:
+            result = verify_build(Path(build), fail, fail_each, mapper)
+    if as_json:
+        echo_json(result.to_json())
+    else:
+        for f in result.findings:
+            colour = "red" if f.severity == "error" else "yellow"
+            out.print(f"[{colour}]{f.severity}[/{colour}]: {escape(str(f))}", markup=True)
+        for w in result.whatif:
+            for line in whatif_lines(w):
+                out.print(escape(line))
+        if result.sweep is not None:
+            for line in sweep_lines(result.sweep):
+                out.print(escape(line))
+        errors = sum(1 for f in result.findings if f.severity == "error")
+        err.print(summary(result) + (f"; {errors} assertion(s) failed" if errors else "; every assertion holds"))
+    if not result.ok:
+        sys.exit(1)
+
+
+verify.default = "routing"   # `teton verify BUILD` is `teton verify routing BUILD`
+
+
+@verify.command("cabling")
+@click.argument("build", type=click.Path(file_okay=False))
+@click.option("--lldp", "lldp_dir", required=True, type=click.Path(file_okay=False), metavar="DIR",
+              help="collected LLDP, one file per device named after it: `lldpctl -f json`, SONiC's `show lldp "
+              "table` as JSON or APPL_DB LLDP_ENTRY_TABLE, EOS `show lldp neighbors | json`")
+@click.option("--json", "as_json", is_flag=True, help="the report as JSON")
+def verify_cabling(build: str, lldp_dir: str, as_json: bool) -> None:
+    """Compare what every device's LLDP saw with BUILD's expected neighbours (cabling/neighbours.json): swapped,
+    miswired, missing and extra cables by device, port and cable id (exit 1 when any, 2 on bad input)."""
+    from teton.buildfolder import BuildFolder
+    from teton.fabric.neighbours import NEIGHBOURS_FILE, load_neighbours
+    from teton.targets.cabling.lldp import LldpError, read_dir
+    from teton.targets.cabling.verify import compare
+
+    with bad_input(as_json):
+        try:
+            text = BuildFolder(Path(build)).text(NEIGHBOURS_FILE)
+            try:
+                expected = load_neighbours(text)
+            except (ValueError, KeyError, TypeError, AttributeError) as exc:
+                raise TetonError(f"{Path(build) / NEIGHBOURS_FILE}: not what teton writes ({exc}); render the spec "
+                                 "again") from None
+            collected = read_dir(Path(lldp_dir))
+        except LldpError as exc:
+            raise TetonError(str(exc)) from None
+        if not collected:
+            raise TetonError(f"{lldp_dir}: no LLDP file (one per device, named after it)")
+        unknown = sorted(d for d in collected if d not in expected)
+        if unknown:
+            raise TetonError(f"{collected[unknown[0]][0]}: {unknown[0]!r} is no device of the build with an LLDP "
+                             f"port ({len(unknown)} such file(s)); name each file after its device")
+        report = compare(expected, {d: seen for d, (_, seen) in collected.items()})
+    if as_json:
+        echo_json(report.as_dict())
+    else:
+        for s in report.swapped:
+            out.print(f"swapped   cables {escape(' and '.join(s['cables']))}: {escape('; '.join(s['ends']))}")
+        for m in report.miswired:
+            far = f" (the far end of cable {m['found_cable']})" if m["found_cable"] else ""
+            out.print(f"miswired  {escape(m['device'])} {escape(m['port'])} (cable {escape(m['cable'])}) sees "
+                      f"{escape(m['found'])}{escape(far)}, expected {escape(m['expected'])}")
+        for m in report.missing:
+            out.print(f"missing   cable {escape(m['cable'])}: {escape(m['a'])} <-> {escape(m['b'])}")
+        for e in report.extra:
+            beside = f" beside its designed neighbour {e['beside']}" if e.get("beside") else ""
+            out.print(f"extra     {escape(e['device'])} {escape(e['port'])} sees {escape(e['found'])}{escape(beside)}")
+        for w in report.one_way:
+            out.print(f"one-way   cable {escape(w['cable'])}: seen by {escape(w['seen_by'])}, not by "
+                      f"{escape(w['not_seen_by'])}")
+        state = "as designed" if report.ok else (
+            f"{len(report.swapped)} swapped, {len(report.miswired)} miswired, {len(report.missing)} missing, "
+            f"{len(report.extra)} extra")
+        gaps = f"; {len(report.not_collected):,} devices not collected" if report.not_collected else ""
+        err.print(f"{lldp_dir}: {report.as_designed:,} of {report.ports:,} ports of {report.devices:,} devices "
+                  f"see their designed neighbour; {state}{gaps}")
+    if not report.ok:
+        sys.exit(1)
+
+
+@click.group()
+def ib() -> None:
+    """InfiniBand: check a fabric's cabling against its design."""
+
+
+@ib.command("verify")
+@click.argument("spec", type=click.Path(dir_okay=False))
+@click.option("--discovered", required=True, type=click.Path(dir_okay=False), metavar="FILE",
+              help="an ibnetdiscover dump (`ibnetdiscover > FILE` on any host of the fabric)")
+@SPEC_TIMEOUT
+@click.option("--json", "as_json", is_flag=True, help="the report as JSON")
+def ib_verify(spec: str, discovered: str, spec_timeout: float | None, as_json: bool) -> None:
+    """Compare an ibnetdiscover dump with SPEC's expected topology: missing, extra and miswired links by device and
+    port name (exit 1 when they differ, 2 on bad input)."""
+    from teton.build import load_and_design
+    from teton.targets.opensm.verify import verify_dump
+
+    with bad_input(as_json), progress("comparing"):
+        designed = load_and_design(spec, timeout=spec_timeout)
+        if designed.fabric.subnet_manager is None:
+            from teton.spec.load import spec_lines, with_lines
+
+            raise SpecError(with_lines([Finding(spec, "backend.kind", f"{designed.fabric.name} has a "
+                                                f"{designed.fabric.backend} backend: there is no InfiniBand topology "
+                                                "to verify", rule="ib")], spec_lines(spec)))
+        report = verify_dump(designed.fabric, Path(discovered))
+    if as_json:
+        echo_json(report.as_dict())
+    else:
+        for a, b in report.missing:
+            out.print(f"missing   {escape(a)} <-> {escape(b)}")
+        for m in report.miswired:
+            out.print(f"miswired  expected {escape(m['expected'])}; found {escape(m['found'])}")
+        for a, b in report.extra:
+            out.print(f"extra     {escape(a)} <-> {escape(b)}")
+        state = "as designed" if report.ok else (f"{len(report.missing)} missing, {len(report.miswired)} miswired, "
+                                                 f"{len(report.extra)} extra")
+        err.print(f"{discovered}: {report.found:,} of {report.links:,} links of the design found; {state}")
+    if not report.ok:
+        sys.exit(1)
