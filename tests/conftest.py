@@ -5,7 +5,6 @@ import os
 import pytest
 import yaml
 
-import teton.targets  # noqa: F401  (the NOS packages register their port namings, which the design uses)
 from tests.helpers import LAB
 from teton.design import design
 from teton.fabric import Fabric

@@ -26,7 +26,14 @@ class Finding:
                 "rule": self.rule, "severity": self.severity}
 
 
-class SpecError(Exception):
+class TetonError(Exception):
+    """The root of every exception teton raises (`teton.Error`).  Raised itself: a problem the user can act on, said in
+    one line (a setting, a folder, a missing tool); the CLI prints the message and exits 2, without a traceback.
+    Subclasses keep the builtin base their callers catch (SecretError is a KeyError, FabricFormatError a ValueError
+    ...), and SpecError carries findings instead of one line."""
+
+
+class SpecError(TetonError):
     """Raised by loaders and designers when findings make further work impossible."""
 
     def __init__(self, findings: list[Finding]):
@@ -43,8 +50,3 @@ def join_path(parts: tuple[str | int, ...] | list[str | int]) -> str:
         else:
             out += ("." if out else "") + str(p)
     return out
-
-
-class TetonError(Exception):
-    """A problem the user can act on, said in one line (a setting, a folder, a missing tool); the CLI prints the message
-    and exits 2, without a traceback."""

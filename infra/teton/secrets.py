@@ -18,6 +18,8 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
+from teton.findings import TetonError
+
 PREFIX = "TETON_SECRET_"
 _TOKEN = re.compile(PREFIX + r"([A-Za-z0-9_]+)")
 
@@ -26,7 +28,7 @@ _TOKEN = re.compile(PREFIX + r"([A-Za-z0-9_]+)")
 _TOKEN_CHARS = r"[A-Za-z0-9$%&()*+\-./:;<=>@\[\]^_{|}~]"
 
 
-class SecretError(KeyError):
+class SecretError(KeyError, TetonError):
     """A secret that cannot be resolved: not given, or a value its kind does not accept.  args[0] is the message
     (a KeyError, so every caller that names a missing secret names a refused one the same way)."""
 

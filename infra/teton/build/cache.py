@@ -56,7 +56,6 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-import teton
 from teton.fabric.model import Fabric
 from teton.fabric.slice import DigestMemo, device_digest
 from teton.targets import DeviceTarget, Files, RenderContext, Target
@@ -150,7 +149,7 @@ def code_fingerprint() -> str:
     """sha256 of everything that renders: teton's sources, data and templates (in the target packages), the playbooks
     folder beside the package, and the versions of the rendering and validating libraries and of Python."""
     h = hashlib.sha256()
-    package = Path(teton.__file__).resolve().parent
+    package = Path(__file__).resolve().parents[1]   # teton's package (not `import teton`: the API is above)
     roots = [package, package.parents[1] / "playbooks"]   # the targets' templates are in their packages
     for root in roots:
         for p in _files_under(root):

@@ -2,12 +2,17 @@
 
 A switch model's `port_naming` (catalogue data) is a key of this registry.  The catalogue sits below the targets, so
 the NOS packages (`teton.targets.<nos>`, or a plugin's own target) register their namings here through their target's
-`port_namings`, and `teton.targets` installs the loader that registers the built-in ones the first time a naming is
-looked up.  A design or a fabric.json load therefore needs `teton.targets` imported (every face does).
+`port_namings`, and `teton.targets` installs the loader that registers the built-in ones.
+
+Plugin discovery: the first lookup (`port_naming`, `port_namings`, `lldp_port_id`) imports the built-in plugin
+package, `BUILTIN` (`teton.targets`), by name, which installs its loader (`add_loader`); then every loader runs.  So a
+design or a fabric.json load works in a fresh interpreter whatever was imported before, and the catalogue still
+imports nothing above it (the layers contract sees no import of the targets).
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -29,6 +34,7 @@ LldpPortId = Callable[[str, PortPlace, int], str]
 _NAMINGS: dict[str, PortNaming] = {}
 _LLDP: dict[str, LldpPortId] = {}
 _LOADERS: list[Callable[[], object]] = []
+BUILTIN = "teton.targets"   # the package of the built-in NOS packages: imported by name at the first lookup
 
 
 def register_port_naming(name: str, naming: PortNaming) -> None:
@@ -63,7 +69,9 @@ def add_loader(load: Callable[[], object]) -> None:
 
 
 def _load() -> None:
-    for load in _LOADERS:
+    """Discover the built-in plugins (importing `BUILTIN` installs their loader), then run every loader."""
+    importlib.import_module(BUILTIN)   # a no-op once imported
+    for load in list(_LOADERS):
         load()
 
 

@@ -22,8 +22,10 @@ from typing import Any
 from google.protobuf import struct_pb2
 from pulumi.runtime.proto import resource_pb2
 
+from teton.findings import TetonError
 
-class StepFailed(Exception):
+
+class StepFailed(TetonError):
     """The engine reported a failed step (it reports the resource's error itself)."""
 
 

@@ -12,12 +12,13 @@ import ipaddress
 import socket
 from dataclasses import dataclass
 
+from teton.findings import TetonError
 from teton.spec.model import Addressing, AddressPools
 
 IID = (1 << 64) - 1        # the interface-id half of an IPv6 address
 
 
-class PoolExhausted(Exception):
+class PoolExhausted(TetonError):
     def __init__(self, pool: str, network: str, needed: int, available: int):
         super().__init__(f"pool {network} has room for {available} but {needed} are needed")
         self.pool, self.network, self.needed, self.available = pool, network, needed, available

@@ -8,10 +8,11 @@ from teton.catalogue.ports import port_map
 from teton.design.addressing import LinkNets
 from teton.design.draft import Draft, DraftFabric
 from teton.fabric.model import End, Interface, Link
+from teton.findings import TetonError
 from teton.spec.model import SwitchModel
 
 
-class PortOverflow(Exception):
+class PortOverflow(TetonError):
     def __init__(self, device: str, model: str, needed: int, available: int, speed: int):
         super().__init__(f"{device} ({model}) needs {needed} ports of {speed}G but has {available}")
         self.device, self.model, self.needed, self.available, self.speed = device, model, needed, available, speed

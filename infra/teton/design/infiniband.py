@@ -31,6 +31,7 @@ from teton.design.guids import guid_text, hca_node_name, read_guid_map, resolve,
 from teton.design.naming import core_name, host_name, leaf_name, net_rack_name, rack_name, spine_name
 from teton.design.subnet import sm_services, subnet_manager
 from teton.fabric.subnet import SubnetManager
+from teton.findings import TetonError
 from teton.spec.model import Bgp, Cluster, InfinibandBackend, SwitchModel
 
 NOS = "opensm"            # what configures an InfiniBand switch: the subnet manager (its tables, P_Keys, SL2VL)
@@ -38,7 +39,7 @@ PER_NETWORK_RACK = 32     # 1 RU switches placed in a network rack
 FRONTEND_BGP = Bgp()      # the front end's sessions: the default timers (an InfiniBand spec has no BGP section)
 
 
-class IbShapeError(Exception):
+class IbShapeError(TetonError):
     """The spec cannot make a fat tree: `path` is the spec path to change."""
 
     def __init__(self, path: str, message: str):

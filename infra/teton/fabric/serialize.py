@@ -27,6 +27,7 @@ from teton.fabric.floor import FloorPlan
 from teton.fabric.hostplan_json import dump_hosts, load_hosts
 from teton.fabric.intent import Buffers, ManagementIntent, Qos, Routing, SwitchPolicy
 from teton.fabric.model import Device, End, Fabric, Interface, Link
+from teton.findings import TetonError
 from teton.spec.model import SwitchModel
 
 FORMAT = 3
@@ -35,7 +36,7 @@ T = TypeVar("T")
 _dump = json.JSONEncoder(sort_keys=True, separators=(",", ":"), allow_nan=False).encode
 
 
-class FabricFormatError(ValueError):
+class FabricFormatError(ValueError, TetonError):
     """fabric.json is not what `dump_fabric` writes; the message names the record."""
 
 

@@ -39,7 +39,7 @@ class Table:
     note: str = ""
 
 
-class Unavailable(Exception):
+class Unavailable(TetonError):
     """A provider cannot give its section for this report (the message says why)."""
 
 

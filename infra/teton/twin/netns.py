@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from teton.findings import TetonError
 from teton.twin.plan import TwinLink, TwinNode, TwinPlan, linux_ifname
 from teton.twin.processes import run, run_all
 
@@ -38,7 +39,7 @@ _NETNS_SYSCTLS = (
 _SWITCH_SYSCTLS = ("net.ipv4.ip_forward=1", "net.ipv6.conf.all.forwarding=1")
 
 
-class IpError(RuntimeError):
+class IpError(RuntimeError, TetonError):
     """An ``ip`` query failed."""
 
 

@@ -14,6 +14,8 @@ import re
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from teton.findings import TetonError
+
 NETNS_PREFIX = "tt-"
 """Every namespace a twin makes is called ``tt-<plan name>-<short node name>``."""
 
@@ -25,7 +27,7 @@ _NODE_SHORT_MAX = 24
 _IFNAME_MAX = 15  # IFNAMSIZ (16) minus the NUL
 
 
-class PlanError(ValueError):
+class PlanError(ValueError, TetonError):
     """The plan is inconsistent; the message lists every problem found."""
 
 

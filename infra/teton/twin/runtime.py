@@ -35,6 +35,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
+from teton.findings import TetonError
 from teton.frr import vty
 from teton.frr.conf import DAEMONS, split_frr_conf
 from teton.frr.vty import vty_command
@@ -60,7 +61,7 @@ _SUN_PATH_MAX = 107
 _STOP_MODES = ("kill", "freeze", "links")
 
 
-class TwinError(RuntimeError):
+class TwinError(RuntimeError, TetonError):
     """A twin operation failed; the message says what and where to look."""
 
 

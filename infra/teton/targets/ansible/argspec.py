@@ -16,6 +16,8 @@ from typing import Any
 
 import yaml
 
+from teton.findings import TetonError
+
 PLAYBOOKS = Path(__file__).resolve().parents[4] / "playbooks"
 
 _TYPES: dict[str, Any] = {"str": {"type": "string"}, "path": {"type": "string"}, "int": {"type": "integer"},
@@ -23,7 +25,7 @@ _TYPES: dict[str, Any] = {"str": {"type": "string"}, "path": {"type": "string"},
                           "list": {"type": "array"}, "dict": {"type": "object"}}
 
 
-class ArgspecError(ValueError):
+class ArgspecError(ValueError, TetonError):
     """A role's argument spec (or site.yml) is not what this module reads; the message names the file."""
 
 

@@ -20,6 +20,8 @@ import json
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from teton.findings import TetonError
+
 MAX_FILE_BYTES = 64 << 20
 MAX_FILES = 200_000
 SUFFIXES = (".lldp.json", ".json", ".txt")
@@ -31,7 +33,7 @@ class Seen(NamedTuple):
     port_id: str       # the neighbour's port id
 
 
-class LldpError(ValueError):
+class LldpError(ValueError, TetonError):
     def __init__(self, path: str, where: str, problem: str):
         super().__init__(f"{path}: {where + ': ' if where else ''}{problem}")
         self.path, self.where, self.problem = path, where, problem

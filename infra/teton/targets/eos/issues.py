@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from teton.findings import TetonError
+
 ROOT = "<root>"
 
 
@@ -19,7 +21,7 @@ class AvdIssue:
         return f"{self.device}: {self.path}: {self.message}"
 
 
-class AvdValidationError(ValueError):
+class AvdValidationError(ValueError, TetonError):
     """Raised by `render_eos_config` when the structured config does not validate."""
 
     def __init__(self, issues: list[AvdIssue]) -> None:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from teton.fabric.model import Fabric
 from teton.fabric.subnet import SubnetManager
+from teton.findings import TetonError
 
 DEFAULT = 0x7FFF
 LIMIT = 10                  # ports named per subnet manager instance; the rest are counted
@@ -31,7 +32,7 @@ class Statement:
     members: tuple[tuple[str, str], ...]      # (keyword or port GUID in lower-case hex, full|limited|both)
 
 
-class PartitionsError(ValueError):
+class PartitionsError(ValueError, TetonError):
     def __init__(self, line: int, message: str):
         super().__init__(f"line {line}: {message}")
         self.line, self.message = line, message

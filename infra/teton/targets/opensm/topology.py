@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 from teton.fabric.model import Fabric
 from teton.fabric.roles import link_kinds
+from teton.findings import TetonError
 
 HCA_PORTS = 1
 _HEADER = re.compile(r'^(Switch|Ca|Hca|Rt)\s+(\d+)\s+"([^"]*)"')
@@ -32,7 +33,7 @@ _GUID = re.compile(r"^(switchguid|caguid|rtguid)=(0x[0-9a-fA-F]{1,16})")
 _PORT = re.compile(r'^\[(\d+)\](?:\(([0-9a-fA-FxX]+)\))?\s*"([^"]*)"\[(\d+)\](?:\(([0-9a-fA-FxX]+)\))?')
 
 
-class TopologyError(ValueError):
+class TopologyError(ValueError, TetonError):
     """The text is no ibnetdiscover topology; `line` is where (1-based)."""
 
     def __init__(self, line: int | None, message: str):
