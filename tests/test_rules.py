@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import json
 import re
 from collections import defaultdict
 from pathlib import Path
@@ -192,3 +193,17 @@ def test_as_json_is_sorted_complete_and_well_formed() -> None:
         assert e["severity"] in SEVERITIES, e
         assert e["anchor"] in anchors and e["docs"] == f"docs/rules.md#{e['anchor']}", e
         assert isinstance(e["where"], list) and e["where"] and set(e["where"]) <= labels, e
+
+
+def test_teton_rules_json_lists_every_rule_id_with_its_docs_anchor():
+    from click.testing import CliRunner
+
+    from teton.cli import main
+
+    result = CliRunner().invoke(main, ["rules", "--json"])
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.output)
+    docs = (ROOT / "docs" / "rules.md").read_text()
+    assert [r["id"] for r in rows] == sorted(r.id for r in RULES)
+    assert "physical" in {r["id"] for r in rows}
+    assert all(f"### {r['id']}" in docs and r["docs"] == f"docs/rules.md#{r['anchor']}" for r in rows)

@@ -196,8 +196,8 @@ def report(source: Build, out_dir: PathLike, *, what_if: Sequence[str] = (), ver
     first into OUT_DIR/build/); the path of its index.html."""
     from teton.build import build as build_spec
     from teton.buildfolder import BuildFolder
-    from teton.verify.sections import report_providers
     from teton.report import write_report
+    from teton.verify.sections import report_providers
 
     out = Path(out_dir)
     if isinstance(source, BuildFolder) or Path(source).is_dir():

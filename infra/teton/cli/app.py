@@ -7,7 +7,7 @@ import os
 
 import click
 
-from teton.cli.build import list_targets, plan, render, schema, validate
+from teton.cli.build import list_rules, list_targets, plan, render, schema, validate
 from teton.cli.cabling import sheets
 from teton.cli.review import diff, docs, drift
 from teton.cli.twin import twin
@@ -25,7 +25,7 @@ def main(fboss_dir: str | None) -> None:
         os.environ["TETON_FBOSS_DIR"] = fboss_dir   # every command, and the workers it forks, finds them there
 
 
-for command in (validate, plan, render, list_targets, schema,   # spec -> build
+for command in (validate, plan, render, list_targets, list_rules, schema,   # spec -> build
                 diff, docs, drift,                              # a change, a build's report, a twin's drift
                 verify, ib,                                     # a build against the running fabric
                 twin,                                           # the digital twin

@@ -201,6 +201,24 @@ def _render_check(spec: str, folder: Path, yang_dir: str | None, spec_timeout: f
         sys.exit(1)
 
 
+@click.command("rules")
+@click.option("--json", "as_json", is_flag=True, help="every rule as JSON: id, meaning, severity, where, anchor, docs")
+def list_rules(as_json: bool) -> None:
+    """Every rule id a finding can carry: what it checks, its severity, where it runs (docs/rules.md)."""
+    from teton.rules import as_json as rules_json
+
+    rows = rules_json()
+    if as_json:
+        echo_json(rows)
+        return
+    t = Table(show_header=True)
+    for col in ("rule", "severity", "runs in", "what it checks"):
+        t.add_column(col)
+    for r in rows:
+        t.add_row(r["id"], r["severity"], ", ".join(r["where"]), escape(r["meaning"]))
+    out.print(t)
+
+
 @click.command("targets")
 @click.option("--json", "as_json", is_flag=True)
 def list_targets(as_json: bool) -> None:
