@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def main() -> None:
     from teton import targets
-    from teton.build import load_and_design
+    from teton.pipeline import load_and_design
     from teton.targets import DeviceTarget, RenderContext
 
     spec = sys.argv[1] if len(sys.argv) > 1 else str(ROOT / "inventory" / "reference-roce-24k.yaml")

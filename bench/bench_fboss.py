@@ -22,7 +22,7 @@ def main() -> None:
     import tempfile
 
     from tests.helpers import fboss
-    from teton.build import load_and_design
+    from teton.pipeline import load_and_design
     from teton.targets import RenderContext, get
     from teton.targets.fboss.agent import agent_config, dump_json
     from teton.targets.fboss.bgp import bgp_config

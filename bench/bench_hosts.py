@@ -13,7 +13,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "infra"))
 
-from teton.build import load_and_design  # noqa: E402
+from teton.pipeline import load_and_design  # noqa: E402
 from teton.targets import RenderContext, get  # noqa: E402
 
 

@@ -48,8 +48,8 @@ def scaled_spec(factor: int, folder: Path) -> Path:
 
 def run_stages(spec: str, out: str, only: tuple[str, ...] | None) -> None:
     """In-process: time each stage of the one build path, print JSON with times and peak RSS."""
-    from teton.build import load_and_design, render, write
     from teton.fabric.plan import plan
+    from teton.pipeline import load_and_design, render, write
     from teton.targets import RenderContext
 
     t = {}

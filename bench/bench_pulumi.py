@@ -23,8 +23,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "infra"))
 
-from teton.build import build  # noqa: E402
 from teton.deploy.engine import Engine  # noqa: E402
+from teton.pipeline import build  # noqa: E402
 
 SPEC = ROOT / "inventory" / "reference-roce-24k.yaml"
 

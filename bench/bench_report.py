@@ -22,8 +22,8 @@ MAX_MB = 20.0
 def main() -> None:
     import teton.targets  # noqa: F401  (port namings, to read the build's Fabric)
     from tests.report.chromium import CHROMIUM, dump_dom
-    from teton.build import build
     from teton.buildfolder import BuildFolder
+    from teton.pipeline import build
     from teton.report import write_report
 
     ap = argparse.ArgumentParser()

@@ -56,7 +56,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         build = args.build
         if build is None:
-            from teton.build import build_fabric, load_and_design
+            from teton.pipeline import build_fabric, load_and_design
 
             t0 = time.perf_counter()
             build = build_fabric(load_and_design(args.spec).fabric, Path(tmp) / "build",

@@ -66,7 +66,7 @@ def lab_data() -> dict:
 @pytest.fixture(scope="session")
 def lab_build(tmp_path_factory, lab_fabric: Fabric):
     """The lab rendered once per test session through the one build path (read-only: copy it before breaking it)."""
-    from teton.build import build_fabric
+    from teton.pipeline import build_fabric
 
     return build_fabric(lab_fabric, tmp_path_factory.mktemp("build") / "lab").path
 
@@ -81,7 +81,7 @@ def lab_ib_fabric() -> Fabric:
 @pytest.fixture(scope="session")
 def lab_ib_build(tmp_path_factory, lab_ib_fabric: Fabric):
     """The InfiniBand lab rendered once per test session (read-only)."""
-    from teton.build import build_fabric
+    from teton.pipeline import build_fabric
 
     return build_fabric(lab_ib_fabric, tmp_path_factory.mktemp("build") / "lab-ib").path
 
@@ -98,6 +98,6 @@ def lab_dcqcn_fabric(tmp_path_factory) -> Fabric:
 @pytest.fixture(scope="session")
 def lab_dcqcn_build(tmp_path_factory, lab_dcqcn_fabric: Fabric):
     """The DCQCN variant rendered once per test session (read-only)."""
-    from teton.build import build_fabric
+    from teton.pipeline import build_fabric
 
     return build_fabric(lab_dcqcn_fabric, tmp_path_factory.mktemp("build") / "lab-dcqcn").path

@@ -8,7 +8,7 @@
     report = teton.verify(build)                  # report.ok, report.findings
     changes = teton.diff("old.yaml", "new.yaml")  # DiffResult
 
-Each verb calls what the matching CLI command calls (`teton.build`, `teton.validate.rendered`, `teton.verify.run`,
+Each verb calls what the matching CLI command calls (`teton.pipeline`, `teton.validate.rendered`, `teton.verify.run`,
 `teton.diff`, `teton.report`), so the library and the CLI cannot disagree; nothing here prints or exits.  Every error
 is a `teton.Error` (`teton.findings.TetonError`); a spec's is a `SpecError` with `.findings` (file, line, path).
 
@@ -63,9 +63,9 @@ def load(path: PathLike, *, timeout: float | None = None) -> Cluster:
 
 
 def _designed(spec: Spec) -> Any:
-    """`teton.build.Designed` of `spec`: a path is loaded as `teton validate` / `plan` load it; a Cluster is checked and
-    designed as if loaded from the file `load` read it from (else findings name `NO_FILE`)."""
-    from teton.build import design_spec, load_and_design
+    """`teton.pipeline.Designed` of `spec`: a path is loaded as `teton validate` / `plan` load it; a Cluster is
+    checked and designed as if loaded from the file `load` read it from (else findings name `NO_FILE`)."""
+    from teton.pipeline import design_spec, load_and_design
     from teton.spec.model import Cluster
 
     if isinstance(spec, Cluster):
@@ -93,7 +93,7 @@ def plan(source: Fabric | Spec) -> dict[str, Any]:
         out = figures(source)
         out["bom"] = bom(source)
         return out
-    from teton.build.figures import plan_figures
+    from teton.pipeline.figures import plan_figures
 
     return plan_figures(_designed(source))
 
@@ -119,9 +119,9 @@ def render(source: Fabric | Spec, out: PathLike, *, only: Sequence[str] | None =
     a Fabric (designed already).  `force` replaces a folder that is not a teton build; `cache` uses the render cache
     ($TETON_CACHE_DIR, as the CLI does unless --no-cache; a spec's path only replays); `live` refuses what only a
     simulation runs (a spec's path only).  `SpecError` or `teton.Error` when it cannot."""
-    from teton.build import build, build_fabric
     from teton.buildfolder import BuildFolder
     from teton.fabric.model import Fabric
+    from teton.pipeline import build, build_fabric
 
     chosen = tuple(only) if only else None
     yang = Path(yang_dir) if yang_dir is not None else None
@@ -143,7 +143,7 @@ def render(source: Fabric | Spec, out: PathLike, *, only: Sequence[str] | None =
 
 
 def _cache() -> Any:
-    from teton.build.cache import RenderCache
+    from teton.pipeline.cache import RenderCache
 
     return RenderCache.from_env()
 
@@ -194,8 +194,8 @@ def report(source: Build, out_dir: PathLike, *, what_if: Sequence[str] = (), ver
            cache: bool = False) -> Path:
     """`teton docs SOURCE -o OUT_DIR`: the self-contained HTML report of a build folder (or of a spec's path, rendered
     first into OUT_DIR/build/); the path of its index.html."""
-    from teton.build import build as build_spec
     from teton.buildfolder import BuildFolder
+    from teton.pipeline import build as build_spec
     from teton.report import write_report
     from teton.verify.sections import report_providers
 

@@ -1,4 +1,4 @@
-"""manifest.json: what a teton build folder holds.  Written by `teton.build`, read by publishing (is this folder a
+"""manifest.json: what a teton build folder holds.  Written by `teton.pipeline`, read by publishing (is this folder a
 teton build?), `teton validate --rendered` (hashes) and `render --only` (which target wrote which file).
 
     {"generator": "teton", "format": 2, "files": {path: {"sha256", "bytes", "target"}}, "plan": {...figures},

@@ -4,8 +4,8 @@ other hosts and its uplinks keep their ports and addresses, and a rack that is n
 from __future__ import annotations
 
 from tests.helpers import write_spec
-from teton.build import design_spec
 from teton.checks import check_spec
+from teton.pipeline import design_spec
 from teton.spec.load import load_spec
 
 

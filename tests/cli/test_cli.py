@@ -12,8 +12,8 @@ import yaml
 from click.testing import CliRunner
 
 from tests.helpers import LAB, REF24K, ROOT, write_spec
-from teton.build.output import OutputError, publish
 from teton.cli import main
+from teton.pipeline.output import OutputError, publish
 
 
 def run(*args: str) -> tuple[int, str]:

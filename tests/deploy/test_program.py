@@ -102,7 +102,7 @@ def ib_build(tmp_path_factory):
     import yaml
 
     from tests.helpers import INVENTORY
-    from teton.build import build, load_and_design
+    from teton.pipeline import build, load_and_design
 
     tmp = tmp_path_factory.mktemp("ib")
     fabric = load_and_design(INVENTORY / "lab-ib.yaml").fabric
@@ -117,7 +117,7 @@ def ib_build(tmp_path_factory):
 
 def test_a_live_deploy_refuses_a_build_of_synthetic_guids(tmp_path):
     from tests.helpers import INVENTORY
-    from teton.build import build
+    from teton.pipeline import build
 
     sim = build(INVENTORY / "lab-ib.yaml", tmp_path / "lab-ib").path
     with pytest.raises(TetonError, match="GUIDs are synthetic .* backend.guid_map"):

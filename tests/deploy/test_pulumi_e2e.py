@@ -64,7 +64,7 @@ class Run:
         return res
 
     def render(self, data: dict) -> None:
-        from teton.build import build
+        from teton.pipeline import build
 
         self.spec.write_text(yaml.safe_dump(data, sort_keys=False))
         build(self.spec, self.build, force=True)

@@ -7,8 +7,8 @@ from collections import Counter
 import pytest
 
 from tests.helpers import REF24K
-from teton.build import load_and_design
 from teton.deploy.rollout import RolloutPolicy, blast_group, plan_waves
+from teton.pipeline import load_and_design
 
 
 def test_lab_waves_start_with_one_canary_per_tier_and_never_take_a_whole_zone_of_ctsws(lab_fabric):

@@ -232,7 +232,7 @@ CLUSTER_LISTS = {"fabric.json", "cabling.csv", "manifest.json", "ansible/invento
 
 
 def _render(data: dict[str, Any], folder: Path) -> dict[str, bytes]:
-    from teton.build import build
+    from teton.pipeline import build
 
     folder.mkdir(parents=True)
     out = build(str(write_spec(folder, data, "spec.yaml")), folder / "build")

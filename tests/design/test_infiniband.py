@@ -15,10 +15,10 @@ import yaml
 from click.testing import CliRunner
 
 from tests.helpers import INVENTORY, ROOT
-from teton.build import build, load_and_design
 from teton.cli import main
 from teton.design import design
 from teton.fabric.serialize import dump_fabric, load_fabric
+from teton.pipeline import build, load_and_design
 from teton.spec.load import load_spec
 
 LAB_IB = INVENTORY / "lab-ib.yaml"

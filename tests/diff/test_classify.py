@@ -17,11 +17,11 @@ from typing import Any
 import pytest
 
 from tests.helpers import write_spec
-from teton.build.record import DeviceInfo
 from teton.diff import DiffResult, diff_specs
 from teton.diff.classify import RENUMBERED_REASON, bounded, classify
 from teton.diff.engine import Comparison, DeviceChange
 from teton.diff.verdict import verdict
+from teton.pipeline.record import DeviceInfo
 
 # ------------------------------------------------------------------------------------------------ synthetic sides
 

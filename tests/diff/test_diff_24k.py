@@ -24,11 +24,11 @@ import yaml
 from click.testing import CliRunner
 
 from tests.helpers import REF24K, write_spec
-from teton.build import design_spec, render_spec
-from teton.build.cache import ENV_DIR, RenderCache
 from teton.cli import main
 from teton.diff import DiffResult, diff_specs
 from teton.fabric import Fabric
+from teton.pipeline import design_spec, render_spec
+from teton.pipeline.cache import ENV_DIR, RenderCache
 from teton.spec.load import load_spec
 
 pytestmark = pytest.mark.scale24k

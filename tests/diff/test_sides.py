@@ -6,9 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.helpers import write_spec
-from teton.build import render_spec
-from teton.build.cache import RenderCache
 from teton.diff import diff_specs, sides
+from teton.pipeline import render_spec
+from teton.pipeline.cache import RenderCache
 
 
 def _specs(tmp_path: Path, lab_data: dict) -> tuple[Path, Path]:

@@ -12,11 +12,11 @@ import numpy as np
 import pytest
 
 from tests.helpers import INVENTORY, write_spec
-from teton.build import build_fabric, load_and_design
 from teton.checks import check_spec
 from teton.design import design
 from teton.design.roce import RACK_UNITS
 from teton.fabric.serialize import load_fabric
+from teton.pipeline import build_fabric, load_and_design
 from teton.spec.load import load_spec
 from teton.targets.ansible.unsafe import unwrap
 from teton.verify.model import build_model

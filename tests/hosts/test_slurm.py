@@ -200,7 +200,7 @@ def test_infiniband_partitions_are_one_per_p_key_with_exactly_its_hosts(lab_ib_b
 
 def test_when_every_host_is_a_tenants_the_first_tenant_is_the_default_partition(tmp_path):
     from tests.targets.test_slurm_partitions import every_su_a_tenant
-    from teton.build import build_fabric
+    from teton.pipeline import build_fabric
 
     fabric = every_su_a_tenant()
     with _slurmctld(build_fabric(fabric, tmp_path / "lab-ib").path) as (env, _):
@@ -212,8 +212,8 @@ def test_when_every_host_is_a_tenants_the_first_tenant_is_the_default_partition(
 def test_a_three_level_infiniband_fabric_puts_each_scalable_unit_in_its_pod(tmp_path):
     """Three levels: an SU's leaves reach its pod's spine groups, so the tree is SU -> pod -> cluster."""
     from tests.design.test_infiniband import _three_levels
-    from teton.build import build_fabric
     from teton.design import design
+    from teton.pipeline import build_fabric
 
     fabric = design(_three_levels())
     build = build_fabric(fabric, tmp_path / "lab-ib3").path

@@ -19,8 +19,8 @@ from click.testing import CliRunner
 
 from tests.helpers import INVENTORY
 from tests.ib.simulator import Simulator, lids, opensm_log_problems
-from teton.build import build
 from teton.cli import main
+from teton.pipeline import build
 from teton.secrets import resolve
 
 LAB_IB = INVENTORY / "lab-ib.yaml"

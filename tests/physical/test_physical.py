@@ -17,13 +17,13 @@ import yaml
 
 from tests.cli.test_cli import run
 from tests.helpers import LAB, fboss, write_spec
-from teton.build import load_and_design
 from teton.catalogue.media import DAC_REACH_M, shared_mode
 from teton.checks.physical_rules import physical
 from teton.fabric.bom import bom
 from teton.fabric.cables import cables, counts
 from teton.fabric.physical import Ends
 from teton.fabric.plan import plan
+from teton.pipeline import load_and_design
 from teton.targets.cabling import render_files
 from teton.targets.fboss.data import find_fboss_dir, platform_mapping
 

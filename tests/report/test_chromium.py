@@ -38,8 +38,8 @@ def test_chromium_renders_the_lab_report(lab_report, lab_fabric, tmp_path):
 def test_the_24k_report_is_small_and_opens_quickly(tmp_path_factory):
     import teton.targets  # noqa: F401
     from tests.helpers import REF24K
-    from teton.build import build
     from teton.buildfolder import BuildFolder
+    from teton.pipeline import build
     from teton.report import write_report
 
     out = tmp_path_factory.mktemp("report24k")

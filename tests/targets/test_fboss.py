@@ -16,9 +16,9 @@ import yaml
 from click.testing import CliRunner
 
 from tests.helpers import LAB, dcqcn, fboss, write_spec
-from teton.build import build
 from teton.cli import main
 from teton.findings import SpecError, TetonError
+from teton.pipeline import build
 from teton.targets.fboss import enums
 from teton.targets.fboss.data import base_config, find_fboss_dir, sample_paths
 from teton.targets.fboss.idl import Changes, preprocess

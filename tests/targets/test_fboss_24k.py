@@ -9,9 +9,9 @@ import pytest
 import yaml
 
 from tests.helpers import REF24K, fboss, write_spec
-from teton.build import load_and_design
 from teton.buildfolder import BuildFolder
 from teton.findings import TetonError
+from teton.pipeline import load_and_design
 from teton.targets import RenderContext, get
 from teton.targets.fboss.data import find_fboss_dir
 

@@ -14,8 +14,8 @@ import yaml
 
 from tests.helpers import LAB, fboss, write_spec
 from tests.targets.test_ssh_transports import SECRETS, STAND_IN, log
-from teton.build import build
 from teton.findings import TetonError
+from teton.pipeline import build
 from teton.targets.fboss.transport import AGENT_RELOAD, BGP_RELOAD, BGP_SUMMARY, FbossSshTransport
 from teton.targets.transports import Device, TransportSettings, transport_factory
 

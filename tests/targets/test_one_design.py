@@ -11,9 +11,9 @@ import yaml
 from click.testing import CliRunner
 
 from tests.helpers import LAB, write_spec
-from teton.build import build, load_and_design
 from teton.cli import main
 from teton.fabric.serialize import load_fabric
+from teton.pipeline import build, load_and_design
 from teton.targets import BuildFiles
 from teton.targets.eos.readback import read_eos
 from teton.targets.frr import render_frr

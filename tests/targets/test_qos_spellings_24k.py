@@ -8,8 +8,8 @@ import pytest
 
 from tests.helpers import REF24K
 from tests.targets.qos_readback import check_every_queue
-from teton.build import build_fabric
 from teton.design import design
+from teton.pipeline import build_fabric
 from teton.spec.load import load_spec
 
 pytestmark = pytest.mark.scale24k

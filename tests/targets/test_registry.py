@@ -12,11 +12,11 @@ from click.testing import CliRunner
 
 from tests.helpers import write_spec
 from teton import targets
-from teton.build import build
 from teton.cli import main
 from teton.fabric import Device, Fabric
 from teton.findings import Finding
 from teton.frr.conf import bgp_config
+from teton.pipeline import build
 from teton.targets import BuildFiles, DeviceTarget, DeviceView, Files, PortView, RenderContext, Session
 from teton.targets.frr import render_frr
 from teton.validate.rendered import validate_rendered

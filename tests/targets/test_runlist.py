@@ -11,10 +11,10 @@ import pytest
 
 from tests.cli.test_cli import run
 from tests.helpers import write_spec
-from teton.build import load_and_design
 from teton.fabric.bom import bom
 from teton.fabric.cables import cables, counts
 from teton.fabric.plan import plan
+from teton.pipeline import load_and_design
 from teton.targets.cabling import render_files
 from teton.targets.cabling.runlist import COLUMNS, SPINES, read_workbook, sheets, workbook_bytes
 

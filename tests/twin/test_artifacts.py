@@ -91,7 +91,7 @@ def test_a_cluster_without_a_routed_network_is_refused_with_a_pointer_to_the_sim
     import yaml
 
     from tests.helpers import INVENTORY, write_spec
-    from teton.build import build
+    from teton.pipeline import build
 
     data = yaml.safe_load((INVENTORY / "lab-ib.yaml").read_text())
     for key in ("frontend", "storage", "services"):

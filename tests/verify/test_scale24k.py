@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import INVENTORY
-from teton.build import build_fabric, load_and_design
+from teton.pipeline import build_fabric, load_and_design
 from teton.verify.distributed import mapper_for
 from teton.verify.run import verify
 

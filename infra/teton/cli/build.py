@@ -29,7 +29,7 @@ from teton.cli.common import (
 from teton.findings import Finding, SpecError
 
 if TYPE_CHECKING:
-    from teton.build.cache import RenderCache
+    from teton.pipeline.cache import RenderCache
 
 
 class _RegisteredTarget(click.Choice[str]):
@@ -57,7 +57,7 @@ class _RegisteredTarget(click.Choice[str]):
 def validate(spec: str | None, rendered: str | None, yang_dir: str | None, spec_timeout: float | None,
              as_json: bool) -> None:
     """Check SPEC (schema, then every rule over the spec and its fabric) and/or a rendered build folder."""
-    from teton.build import load_and_design
+    from teton.pipeline import load_and_design
 
     if spec is None and rendered is None:
         raise click.UsageError("give a SPEC, --rendered DIR, or both")
@@ -91,8 +91,8 @@ def validate(spec: str | None, rendered: str | None, yang_dir: str | None, spec_
 def plan(spec: str, spec_timeout: float | None, as_json: bool) -> None:
     """Figures of SPEC's cluster, computed from its fabric, and its room to grow: each dimension's room and every
     address pool's blocks (held, taken at the room, taken now)."""
-    from teton.build import load_and_design
-    from teton.build.figures import plan_figures
+    from teton.pipeline import load_and_design
+    from teton.pipeline.figures import plan_figures
 
     with bad_input(as_json), progress("designing"):
         designed = load_and_design(spec, timeout=spec_timeout)
@@ -153,7 +153,7 @@ def _print_plan(p: dict[str, Any]) -> None:
 def render(spec: str, output: str | None, only: tuple[str, ...], force: bool, yang_dir: str | None,
            spec_timeout: float | None, as_json: bool, check_dir: str | None, no_cache: bool, live: bool) -> None:
     """Render every artifact of SPEC into a build folder, atomically, with manifest.json."""
-    from teton.build import build
+    from teton.pipeline import build
 
     cache = render_cache(no_cache)
     if check_dir is not None:
@@ -185,7 +185,7 @@ def render(spec: str, output: str | None, only: tuple[str, ...], force: bool, ya
 
 def _render_check(spec: str, folder: Path, yang_dir: str | None, spec_timeout: float | None, as_json: bool,
                   cache: RenderCache | None) -> None:
-    from teton.build.check import check_folder
+    from teton.pipeline.check import check_folder
 
     with bad_input(as_json), progress("rendering"):
         total, stale = check_folder(spec, folder, yang_dir=Path(yang_dir) if yang_dir else None,
@@ -205,17 +205,17 @@ def _render_check(spec: str, folder: Path, yang_dir: str | None, spec_timeout: f
 @click.option("--json", "as_json", is_flag=True, help="every rule as JSON: id, meaning, severity, where, anchor, docs")
 def list_rules(as_json: bool) -> None:
     """Every rule id a finding can carry: what it checks, its severity, where it runs (docs/rules.md)."""
+    from teton.rules import RULES
     from teton.rules import as_json as rules_json
 
-    rows = rules_json()
     if as_json:
-        echo_json(rows)
+        echo_json(rules_json())
         return
     t = Table(show_header=True)
     for col in ("rule", "severity", "runs in", "what it checks"):
         t.add_column(col)
-    for r in rows:
-        t.add_row(r["id"], r["severity"], ", ".join(r["where"]), escape(r["meaning"]))
+    for rule in RULES:
+        t.add_row(rule.id, rule.severity, ", ".join(rule.where), escape(rule.meaning))
     out.print(t)
 
 

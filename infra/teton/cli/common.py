@@ -18,7 +18,7 @@ from rich.markup import escape
 from teton.findings import Finding, SpecError, TetonError
 
 if TYPE_CHECKING:
-    from teton.build.cache import RenderCache
+    from teton.pipeline.cache import RenderCache
 
 EXIT_BAD_INPUT = 2
 _R = TypeVar("_R")
@@ -84,7 +84,7 @@ def progress(label: str, enabled: bool = True) -> Iterator[Any]:
 
 def render_cache(no_cache: bool) -> RenderCache | None:
     """The render cache the environment names, or None with --no-cache."""
-    from teton.build.cache import RenderCache
+    from teton.pipeline.cache import RenderCache
 
     return None if no_cache else RenderCache.from_env()
 

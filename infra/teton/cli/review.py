@@ -119,7 +119,7 @@ def docs(source: str, output: str, spec_timeout: float | None, no_cache: bool, w
         if Path(source).is_dir():
             folder = BuildFolder.open(source)
         else:
-            from teton.build import build
+            from teton.pipeline import build
 
             folder = BuildFolder.open(build(source, out_dir / "build", timeout=spec_timeout,
                                             cache=render_cache(no_cache)).path)

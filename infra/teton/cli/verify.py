@@ -151,7 +151,7 @@ def ib() -> None:
 def ib_verify(spec: str, discovered: str, spec_timeout: float | None, as_json: bool) -> None:
     """Compare an ibnetdiscover dump with SPEC's expected topology: missing, extra and miswired links by device and
     port name (exit 1 when they differ, 2 on bad input)."""
-    from teton.build import load_and_design
+    from teton.pipeline import load_and_design
     from teton.targets.opensm.verify import verify_dump
 
     with bad_input(as_json), progress("comparing"):

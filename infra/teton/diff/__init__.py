@@ -1,7 +1,7 @@
 """`teton diff OLD NEW`: what a spec change does to every device, file and session, and how risky it is.
 
 Each side is a spec file or `GIT_REF:path` (`sides`).  Both are rendered through the one build path
-(`teton.build`), with the render cache when given: a side rendered before is replayed without designing, and of the
+(`teton.pipeline`), with the render cache when given: a side rendered before is replayed without designing, and of the
 devices only those whose inputs differ between the sides are rendered (`engine`).  The result groups per-device
 unified diffs by tier and zone, sums up devices, lines, BGP sessions, addresses and hosts (`report`), and weighs the
 blast radius (`verdict`).
@@ -18,13 +18,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from teton.build.cache import RenderCache
-from teton.build.record import paused_gc
 from teton.diff.engine import Comparison, compare
 from teton.diff.report import MARKDOWN_FILE_LINES, MARKDOWN_LIMIT, Links, as_json, as_markdown, as_text, change_diagram
 from teton.diff.sides import Side, SpecFiles
 from teton.diff.verdict import Reason, verdict
 from teton.findings import Finding
+from teton.pipeline.cache import RenderCache
+from teton.pipeline.record import paused_gc
 from teton.targets import RenderContext
 
 __all__ = ["DiffResult", "Links", "diff_specs"]

@@ -10,12 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from teton.build.record import DeviceInfo
 from teton.buildfolder import device_of
 from teton.diff.facts import session_key
 from teton.diff.sides import Side
 from teton.diff.textdiff import FileDiff, unified
 from teton.fabric.roles import server_roles
+from teton.pipeline.record import DeviceInfo
 
 
 @dataclass

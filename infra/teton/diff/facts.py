@@ -20,10 +20,10 @@ import dataclasses
 import hashlib
 from typing import Any
 
-from teton.build.cache import RenderCache
 from teton.fabric.intent import Routing
 from teton.fabric.model import Device, Fabric
 from teton.fabric.slice import DigestMemo, field_values
+from teton.pipeline.cache import RenderCache
 
 _ADDRESS_FIELDS = ("loopback4", "loopback6", "router_id", "mgmt")
 _LISTS = ("prefixes4", "prefixes6")

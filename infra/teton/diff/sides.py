@@ -19,9 +19,17 @@ from pathlib import Path
 from typing import Any
 
 from teton import targets
-from teton.build import Designed, design_spec, render
-from teton.build.cache import RenderCache
-from teton.build.record import (
+from teton.buildfolder import BuildFileError, BuildFolder, is_device_file
+from teton.diff.background import Background
+from teton.diff.facts import facts_of
+from teton.fabric.model import Fabric
+from teton.fabric.plan import plan
+from teton.fabric.serialize import FabricFormatError
+from teton.fabric.slice import DigestMemo, device_digest, device_slice, head_digests
+from teton.findings import Finding, SpecError, TetonError
+from teton.pipeline import Designed, design_spec, render
+from teton.pipeline.cache import RenderCache
+from teton.pipeline.record import (
     DeviceInfo,
     Record,
     device_index,
@@ -31,14 +39,6 @@ from teton.build.record import (
     replay_files,
     save_record,
 )
-from teton.buildfolder import BuildFileError, BuildFolder, is_device_file
-from teton.diff.background import Background
-from teton.diff.facts import facts_of
-from teton.fabric.model import Fabric
-from teton.fabric.plan import plan
-from teton.fabric.serialize import FabricFormatError
-from teton.fabric.slice import DigestMemo, device_digest, device_slice, head_digests
-from teton.findings import Finding, SpecError, TetonError
 from teton.spec.load import load_spec
 from teton.spec.model import Cluster
 from teton.targets import DeviceTarget, Files, RenderContext
@@ -116,7 +116,7 @@ class Side:
             pending.close()
 
     def _key(self) -> str | None:
-        """The side's record key; None when its spec cannot be recorded (`teton.build.record.spec_inputs`)."""
+        """The side's record key; None when its spec cannot be recorded (`teton.pipeline.record.spec_inputs`)."""
         assert self.cache is not None
         return record_key(self.cache, self.cluster, self.ctx, self.spec.parent)
 

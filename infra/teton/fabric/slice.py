@@ -6,7 +6,7 @@ lanes, SKU strings), the role of each neighbour it is cabled to (EOS writes `pee
 neighbour with its cable id (`teton.fabric.neighbours`: SONiC's DEVICE_NEIGHBOR, EOS's descriptions).  Nothing else: not
 another device's addresses, not the links list, not the fabric-wide fields (the shared intents reach a device as its
 own fields).  So two devices with equal slices render identical files, which is what the incremental render
-(`teton.build.cache`) and `teton diff` rest on; and a change of the RoCE QoS changes the slices of the backend
+(`teton.pipeline.cache`) and `teton diff` rest on; and a change of the RoCE QoS changes the slices of the backend
 switches and GPU hosts, not those of the front end.
 
 `slice_fabric` builds the smallest Fabric holding one slice (neighbours reduced to name and role, no other device, no

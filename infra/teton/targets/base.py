@@ -35,7 +35,7 @@ _NO_STATE = object()
 
 
 class DeviceCache(Protocol):
-    """Rendered, validated files of one device by a content hash of its inputs (`teton.build.cache.RenderCache`)."""
+    """Rendered, validated files of one device by a content hash of its inputs (`teton.pipeline.cache.RenderCache`)."""
 
     def lookup(self, target: DeviceTarget, fabric: Fabric, device: str,
                ctx: RenderContext) -> tuple[str, Files | None]: ...

@@ -19,7 +19,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from teton.build import build as build_spec
 from teton.buildfolder import BuildFolder
 from teton.expect import (
     NO_FAILURES,
@@ -38,6 +37,7 @@ from teton.expect import check as check_promise
 from teton.fabric.model import Fabric
 from teton.fabric.neighbours import expected
 from teton.findings import TetonError
+from teton.pipeline import build as build_spec
 from teton.secrets import resolve
 from teton.spec.load import load_spec
 from teton.twin import lldp as twin_lldp

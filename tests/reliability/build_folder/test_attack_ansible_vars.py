@@ -16,9 +16,9 @@ from click.testing import CliRunner
 
 from tests.helpers import LAB
 from tests.hosts.harness import VENV_BIN, env
-from teton.build import build
 from teton.buildfolder import host_vars_path
 from teton.cli import main
+from teton.pipeline import build
 from teton.targets.ansible.unsafe import UNSAFE_KEY, Dumper, mark_yaml, unwrap, wrap_json
 
 PIPE = "{{ lookup('pipe','touch %s') }}"

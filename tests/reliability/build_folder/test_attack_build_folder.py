@@ -17,9 +17,9 @@ import threading
 import pytest
 
 from tests.helpers import LAB, ROOT
-from teton.build import build
 from teton.buildfolder import FABRIC_JSON, BuildFileError, BuildFolder
 from teton.fabric.serialize import FabricFormatError
+from teton.pipeline import build
 
 TETON = ROOT / ".venv" / "bin" / "teton"
 MEASURE = """

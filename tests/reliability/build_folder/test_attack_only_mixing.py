@@ -14,10 +14,10 @@ import pytest
 from click.testing import CliRunner
 
 from tests.helpers import write_spec
-from teton.build import build, render_spec, write
-from teton.build.record import spec_inputs
 from teton.cli import main
 from teton.findings import SpecError
+from teton.pipeline import build, render_spec, write
+from teton.pipeline.record import spec_inputs
 from teton.spec.load import load_spec
 
 

@@ -14,9 +14,9 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from tests.helpers import write_spec
-from teton.build import build
-from teton.build.cache import ENV_KEY, RenderCache, key_file, load_key
 from teton.cli import main
+from teton.pipeline import build
+from teton.pipeline.cache import ENV_KEY, RenderCache, key_file, load_key
 
 POISON = " network 203.0.113.0/24\n"
 

@@ -82,9 +82,9 @@ def test_every_referenced_secret_is_checked_before_anything_registers(tmp_path):
     push found a missing or refused secret (after the canaries).  The program checks every secret the plan's files
     reference, each against its kind, at its start: one line naming the secret and a device, never the value."""
     from tests.helpers import LAB
-    from teton.build import build
     from teton.deploy.program import Settings, check_secrets, plan_stack
     from teton.findings import TetonError
+    from teton.pipeline import build
 
     out = tmp_path / "b"
     build(LAB, out, force=True)

@@ -11,11 +11,11 @@ from click.testing import CliRunner
 
 from tests.helpers import write_spec
 from teton import targets
-from teton.build import build
-from teton.build.output import OutputError, unsafe_path
 from teton.catalogue import builtin_models
 from teton.cli import main
 from teton.fabric import Fabric
+from teton.pipeline import build
+from teton.pipeline.output import OutputError, unsafe_path
 from teton.targets import Files, RenderContext, Target
 
 

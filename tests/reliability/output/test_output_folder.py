@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from teton.build import output
-from teton.build.output import OutputError, publish
 from teton.manifest import MANIFEST, is_teton_build
+from teton.pipeline import output
+from teton.pipeline.output import OutputError, publish
 
 INFRA = Path(output.__file__).resolve().parents[2]
 
@@ -375,7 +375,7 @@ def test_concurrent_threads(tmp_path: Path) -> None:
 CHILD = r"""
 import errno, json, os, signal, sys, time
 from pathlib import Path
-from teton.build import output
+from teton.pipeline import output
 
 out, point, spec = Path(sys.argv[1]), sys.argv[2], json.loads(Path(sys.argv[3]).read_text())
 files, rounds = {k: v.encode() for k, v in spec["files"].items()}, spec.get("rounds", 1)

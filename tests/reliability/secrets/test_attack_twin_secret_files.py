@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 from tests.helpers import LAB
-from teton.build import build
+from teton.pipeline import build
 from teton.twin import runtime, service
 
 pytestmark = pytest.mark.root("network namespaces, FRR daemons and the twin's files given to user frr")

@@ -11,8 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.helpers import INVENTORY, write_spec
-from teton.build import render_spec
 from teton.findings import SpecError
+from teton.pipeline import render_spec
 
 MINIPACK2 = {"name": "minipack2", "vendor": "Meta (Celestica)", "asic": "Broadcom Tomahawk4", "asic_tbps": 25.6,
              "port_naming": "sonic", "nos": ["sonic"],

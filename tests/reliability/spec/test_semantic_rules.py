@@ -201,7 +201,7 @@ def test_a_link_count_alone_can_hit_the_limit(tmp_path, lab_data):
                                   pytest.param(REF24K, id="24k", marks=pytest.mark.scale24k)])
 def test_size_counts_match_the_design(spec):
     """The guard counts devices and links from the spec alone; they must be what the designer builds."""
-    from teton.build import load_and_design
+    from teton.pipeline import load_and_design
 
     designed = load_and_design(spec)
     devices, links = spec_rules.size_terms(designed.cluster)

@@ -17,7 +17,7 @@ moves it, `TETON_CACHE=off` turns it off):
     v1/devices/ab/<key>     one device's files for one target: a header line (paths, sizes, CRC) then the bytes
     v1/blobs/ab/<sha256>    a file by the sha256 of its text (fabric-wide outputs: fabric.json, cabling.csv ...)
     v1/records/ab/<key>     one spec's render: the devices and their digests, the blobs of the other files, the
-                            figures and warnings (`teton.build.record`)
+                            figures and warnings (`teton.pipeline.record`)
     v1/facts/ab/<key>       small JSON documents other layers derive from one slice (`teton diff`'s device facts)
 
 Every write goes to a temporary name and is renamed into place, so concurrent renders and a killed render leave only

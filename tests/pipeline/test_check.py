@@ -10,8 +10,8 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from tests.helpers import write_spec
-from teton.build import build
 from teton.cli import main
+from teton.pipeline import build
 
 
 def check(spec: Path, folder: Path, *more: str) -> tuple[int, str, str]:

@@ -12,7 +12,7 @@ from teton.fabric.bom import bom
 from teton.fabric.plan import plan
 
 if TYPE_CHECKING:
-    from teton.build import Designed
+    from teton.pipeline import Designed
 
 
 def plan_figures(designed: Designed) -> dict[str, Any]:

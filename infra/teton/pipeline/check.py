@@ -13,12 +13,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import NamedTuple
 
-from teton.build import Progress, manifest_entries, render_spec, spec_source
-from teton.build.cache import RenderCache
-from teton.build.output import confined
 from teton.buildfolder import BuildFileError, BuildFolder
 from teton.findings import TetonError
 from teton.manifest import MANIFEST, manifest_text
+from teton.pipeline import Progress, manifest_entries, render_spec, spec_source
+from teton.pipeline.cache import RenderCache
+from teton.pipeline.output import confined
 
 
 class Stale(NamedTuple):

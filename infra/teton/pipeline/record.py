@@ -2,7 +2,7 @@
 instead of designing and rendering again.
 
 A record is keyed by the loaded spec (its canonical JSON, so a reformatted YAML file or the equivalent Python spec
-give the same key), the code fingerprint, the registered targets and the render settings (`teton.build.cache`).
+give the same key), the code fingerprint, the registered targets and the render settings (`teton.pipeline.cache`).
 It holds no file of a device: for each device, its role, placement and slice digest, from which the cache key of its
 files follows; for every other file (fabric.json, cabling.csv, hosts/..., a NOS's per-SKU files) the sha256 of its
 blob; the plan's figures; the spec and fabric warnings (without file and line: those come from the spec file at hand).
@@ -24,10 +24,10 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from teton import targets
-from teton.build.cache import RenderCache, render_settings
 from teton.fabric.model import Fabric
 from teton.fabric.slice import head_digests
 from teton.findings import Finding
+from teton.pipeline.cache import RenderCache, render_settings
 from teton.spec.load import spec_lines, with_lines
 from teton.spec.model import Cluster
 from teton.targets import DeviceTarget, Files, RenderContext

@@ -5,13 +5,13 @@ tests call this module; deploy and the Pulumi program only read the folder it wr
 - `load_and_design(spec)`: load the spec, run the spec rules (and "every NOS has a target"), design, run the fabric
   rules and what each target says it cannot spell; SpecError with every error, each with file, line and spec path.
 - `render(fabric, ctx, only)`: {target name: files}, every switch config validated by its vendor's schema.
-- `write(out, rendered, figures, ...)`: publish the folder (`teton.build.output.publish`: refuses what is not a
+- `write(out, rendered, figures, ...)`: publish the folder (`teton.pipeline.output.publish`: refuses what is not a
   teton build, swaps atomically, serializes writers) with `manifest.json`: sha256 and target of every file, the plan's
   figures, the targets' versions, the spec it came from.  Every path a target returns is checked to stay inside the
-  folder before anything is written (`teton.build.output.confined`).  With `only`, the other targets' files of the
+  folder before anything is written (`teton.pipeline.output.confined`).  With `only`, the other targets' files of the
   previous build are kept as they were: only when that build came from the same spec, and the cross-device checks
   of `validate --rendered` pass on the assembled build before it is published.
-- `build(spec, ...)`: all of the above.  With a `cache` (`teton.build.cache`), devices whose inputs did not change
+- `build(spec, ...)`: all of the above.  With a `cache` (`teton.pipeline.cache`), devices whose inputs did not change
   come from the cache, and a spec rendered before is replayed from its record without designing (`record`).
 - `render_spec(spec, ...)`: load, design and render in memory (what `build`, `render --check` and `diff` share).
 """
@@ -26,9 +26,16 @@ from pathlib import Path
 from typing import Any
 
 from teton import targets
-from teton.build.cache import RenderCache
-from teton.build.output import OutputError, confined, inside, publish, unsafe_path
-from teton.build.record import (
+from teton.checks import check_fabric, check_spec, errors
+from teton.checks.ib_rules import ib_live
+from teton.design import design
+from teton.fabric.model import Fabric
+from teton.fabric.plan import plan
+from teton.findings import Finding, SpecError
+from teton.manifest import MANIFEST, manifest_text, read_manifest
+from teton.pipeline.cache import RenderCache
+from teton.pipeline.output import OutputError, confined, inside, publish, unsafe_path
+from teton.pipeline.record import (
     Record,
     load_record,
     paused_gc,
@@ -37,13 +44,6 @@ from teton.build.record import (
     replay_files,
     save_record,
 )
-from teton.checks import check_fabric, check_spec, errors
-from teton.checks.ib_rules import ib_live
-from teton.design import design
-from teton.fabric.model import Fabric
-from teton.fabric.plan import plan
-from teton.findings import Finding, SpecError
-from teton.manifest import MANIFEST, manifest_text, read_manifest
 from teton.spec.load import load_spec, spec_lines, with_lines
 from teton.spec.model import Cluster
 from teton.targets import Files, RenderContext

@@ -13,10 +13,10 @@ import pytest
 
 from tests.helpers import ROOT, write_spec
 from teton import targets
-from teton.build import build, load_and_design
-from teton.build.cache import ENV_DIR, ENV_SWITCH, RenderCache, code_fingerprint
 from teton.fabric import Device, Fabric
 from teton.findings import Finding, SpecError
+from teton.pipeline import build, load_and_design
+from teton.pipeline.cache import ENV_DIR, ENV_SWITCH, RenderCache, code_fingerprint
 from teton.targets import DeviceTarget, Files, RenderContext
 
 
