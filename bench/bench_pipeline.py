@@ -47,22 +47,20 @@ def scaled_spec(factor: int, folder: Path) -> Path:
 
 
 def run_stages(spec: str, out: str, only: tuple[str, ...] | None) -> None:
-    """In-process: time each stage of the one build path, print JSON with times and peak RSS."""
-    from teton.fabric.plan import plan
-    from teton.pipeline import load_and_design, render, write
-    from teton.targets import RenderContext
+    """In-process: time each stage of the one build path (the library API's verbs), print JSON with times and peak
+    RSS."""
+    import teton
 
     t = {}
     t0 = time.perf_counter()
-    designed = load_and_design(spec)
-    fabric = designed.fabric
+    fabric = teton.design(spec)          # load, every spec and fabric rule, design
     t["validate"] = time.perf_counter() - t0
     t1 = time.perf_counter()
-    figures = plan(fabric)
+    figures = teton.plan(fabric)
     t["plan"] = time.perf_counter() - t1
     t2 = time.perf_counter()
-    rendered = render(fabric, RenderContext(), only)
-    files, _ = write(Path(out), rendered, figures, force=True)
+    folder = teton.render(fabric, out, only=only, force=True)
+    files = len((folder.manifest() or {}).get("files", {}))
     t["render"] = time.perf_counter() - t2
     t["total"] = time.perf_counter() - t0
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

@@ -56,11 +56,10 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         build = args.build
         if build is None:
-            from teton.pipeline import build_fabric, load_and_design
+            import teton
 
             t0 = time.perf_counter()
-            build = build_fabric(load_and_design(args.spec).fabric, Path(tmp) / "build",
-                                 only=("sonic", "eos", "fabric")).path
+            build = teton.render(args.spec, Path(tmp) / "build", only=("sonic", "eos", "fabric")).root
             print(f"{Path(args.spec).name}: design + render {time.perf_counter() - t0:.1f} s")
         _run(build, args.dask, None)
         if not args.no_sweep:

@@ -15,23 +15,22 @@ import pulumi  # type: ignore[import-not-found]
 from pulumi.runtime.config import get_config  # type: ignore[import-not-found]
 from pulumi.runtime.settings import get_monitor, get_root_directory, get_root_resource  # type: ignore[import-not-found]
 
+import teton
 from teton.deploy import settings as stack_settings
 from teton.deploy.program import Settings, check_secrets, deploy, plan_stack
 from teton.deploy.registrar import Registrar
-from teton.findings import SpecError, TetonError
-from teton.spec.load import load_spec
 
 try:          # every setting checked before anything is registered: one line naming the setting, no traceback
     project = stack_settings.project_folder(get_root_directory() or os.environ.get(stack_settings.PROJECT_DIR_ENV),
                                             Path.cwd())
     stack = stack_settings.parse(lambda key: get_config(f"teton:{key}"), project)
-    build = stack.build or project / "build" / load_spec(stack.spec).name
+    build = stack.build or project / "build" / teton.load(stack.spec).name
     plan = plan_stack(Settings(build, mode=stack.mode, twin=stack.twin, policy=stack.policy))
     if not stack.adopt:     # adopting touches no device: it needs no secret
         check_secrets(plan, stack_settings.secret_values(get_config("teton:secrets")))
-except SpecError as exc:                 # the spec named in teton:spec does not load
+except teton.SpecError as exc:           # the spec named in teton:spec does not load
     raise pulumi.RunError("\n".join(str(f) for f in exc.findings)) from None
-except (TetonError, ValueError) as exc:   # no build, a bad canary ...: one line, not a traceback
+except (teton.Error, ValueError) as exc:  # no build, a bad canary ...: one line, not a traceback
     raise pulumi.RunError(str(exc)) from None
 
 
@@ -40,7 +39,7 @@ async def main() -> dict:
     registrar = Registrar(get_monitor())
     try:
         return await deploy(plan, registrar, await root.urn.future())
-    except TetonError as exc:        # the rollout stopped: the engine shows the resource's own error above this
+    except teton.Error as exc:       # the rollout stopped: the engine shows the resource's own error above this
         raise pulumi.RunError(str(exc)) from None
     finally:
         registrar.close()
