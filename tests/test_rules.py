@@ -26,7 +26,7 @@ DEFAULT_SEVERITY = next(f.default for f in dataclasses.fields(Finding) if f.name
 # Rule expressions that pass on an id given elsewhere (file, expression): the scan finds that id where it is given.
 PASS_THROUGH = {
     ("findings.py", "self.rule"),                           # Finding.as_dict
-    ("build/record.py", "rule"),                            # a warning recorded in a build, read back
+    ("pipeline/record.py", "rule"),                         # a warning recorded in a build, read back
     ("spec/pyspec.py", "str(f.get('rule', 'python'))"),     # the Python spec child's findings (dicts, scanned)
 }
 
