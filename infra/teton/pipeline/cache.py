@@ -56,6 +56,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from teton import environment
 from teton.fabric.model import Fabric
 from teton.fabric.slice import DigestMemo, device_digest
 from teton.targets import DeviceTarget, Files, RenderContext, Target
@@ -106,7 +107,7 @@ def _read_key_file(path: Path) -> bytes:
 def load_key() -> tuple[bytes | None, str]:
     """(the cache key, "") or (None, why there is none): `$TETON_CACHE_KEY`, else the key file (created on first
     use with 32 random bytes, 0600 in a 0700 folder)."""
-    given = os.environ.get(ENV_KEY)
+    given = environment.get(ENV_KEY)
     if given is not None:
         if len(given.strip()) < _KEY_MIN:
             return None, f"${ENV_KEY} is shorter than {_KEY_MIN} characters"
@@ -189,8 +190,8 @@ def _read(path: str) -> bytes | None:
 
 def render_settings(ctx: RenderContext) -> list[Any]:
     """What of the render context can change a rendered or validated file."""
-    yang = ctx.yang_dir or os.environ.get("TETON_SONIC_YANG_DIR") or ""
-    fboss = os.environ.get("TETON_FBOSS_DIR") or ""
+    yang = ctx.yang_dir or environment.get("TETON_SONIC_YANG_DIR") or ""
+    fboss = environment.get("TETON_FBOSS_DIR") or ""
     return [ctx.validate, str(Path(yang).resolve()) if yang else ""] + ([str(Path(fboss).resolve())] if fboss else [])
 
 
@@ -216,9 +217,9 @@ class RenderCache:
     @classmethod
     def from_env(cls) -> RenderCache | None:
         """The cache the CLI uses: $TETON_CACHE_DIR or the default folder; None when $TETON_CACHE is off."""
-        if os.environ.get(ENV_SWITCH, "").strip().lower() in _OFF:
+        if (environment.get(ENV_SWITCH) or "").strip().lower() in _OFF:
             return None
-        return cls(os.environ.get(ENV_DIR) or default_dir())
+        return cls(environment.get(ENV_DIR) or default_dir())
 
     def writer(self) -> RenderCache:
         """The same cache folder and key, never read (`render --check`: nothing replayed is trusted there)."""

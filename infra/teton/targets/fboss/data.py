@@ -17,6 +17,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from teton import environment
 from teton.findings import TetonError
 
 ENV_VAR = "TETON_FBOSS_DIR"
@@ -43,7 +44,7 @@ def _usable(folder: Path) -> bool:
 def find_fboss_dir(explicit: str | Path | None = None) -> Path:
     """The FBOSS reference folder: `explicit` or $TETON_FBOSS_DIR, else the one beside the repository, else the
     pinned commit fetched by scripts/fetch-fboss-data.  TetonError (the three ways) if none has the IDL."""
-    given = explicit if explicit is not None else os.environ.get(ENV_VAR) or None
+    given = explicit if explicit is not None else environment.get(ENV_VAR) or None
     if given is not None:
         folder = Path(given)
         if not _usable(folder):

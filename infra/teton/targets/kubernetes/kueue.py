@@ -15,7 +15,6 @@ checked here by hand (Topology: levels unique, `kubernetes.io/hostname` only as 
 
 from __future__ import annotations
 
-import os
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -23,6 +22,7 @@ from typing import Any
 import jsonschema
 import yaml
 
+from teton import environment
 from teton.targets.kubernetes.labels import HOSTNAME, name_problem
 
 GROUP = "kueue.x-k8s.io"
@@ -42,7 +42,7 @@ def _crd_folder(folder: Path) -> Path | None:
 
 def find_kueue_dir(explicit: str | Path | None = None) -> Path | None:
     """The folder of Kueue's CRD files, or None when none of the places has them."""
-    given = explicit if explicit is not None else os.environ.get(ENV_VAR) or None
+    given = explicit if explicit is not None else environment.get(ENV_VAR) or None
     if given is not None:
         return _crd_folder(Path(given))
     return _crd_folder(SHARED_KUEUE_DIR)

@@ -43,6 +43,7 @@ from typing import Any
 
 import libyang
 
+from teton import environment
 from teton.findings import TetonError
 from teton.targets.sonic.yang_schema import Shape, Table, enc_string, index_tables, quote
 
@@ -85,7 +86,7 @@ def _has_models(folder: Path) -> bool:
 def find_yang_dir(explicit: str | Path | None = None) -> Path:
     """The SONiC YANG models folder: `explicit` or $TETON_SONIC_YANG_DIR, else the shared models beside the repository,
     else the pinned upstream commit fetched by scripts/setup.  TetonError (one line, the three ways) if none has any."""
-    given = explicit if explicit is not None else os.environ.get(ENV_VAR) or None
+    given = explicit if explicit is not None else environment.get(ENV_VAR) or None
     if given is not None:
         folder = Path(given)
         if not _has_models(folder):
