@@ -8,7 +8,6 @@ per switch and per rack of hosts, in waves with health gates between them (compo
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pulumi  # type: ignore[import-not-found]
@@ -16,12 +15,13 @@ from pulumi.runtime.config import get_config  # type: ignore[import-not-found]
 from pulumi.runtime.settings import get_monitor, get_root_directory, get_root_resource  # type: ignore[import-not-found]
 
 import teton
+from teton import environment
 from teton.deploy import settings as stack_settings
 from teton.deploy.program import Settings, check_secrets, deploy, plan_stack
 from teton.deploy.registrar import Registrar
 
 try:          # every setting checked before anything is registered: one line naming the setting, no traceback
-    project = stack_settings.project_folder(get_root_directory() or os.environ.get(stack_settings.PROJECT_DIR_ENV),
+    project = stack_settings.project_folder(get_root_directory() or environment.get(stack_settings.PROJECT_DIR_ENV),
                                             Path.cwd())
     stack = stack_settings.parse(lambda key: get_config(f"teton:{key}"), project)
     build = stack.build or project / "build" / teton.load(stack.spec).name

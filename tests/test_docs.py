@@ -17,8 +17,9 @@ _CODE = re.compile(r"`([^`\n]+)`")
 _FENCE = re.compile(r"^```.*?^```", re.M | re.S)
 _HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*$", re.M)
 _SIBLING = re.compile(r"\.\./shared")
-# The one documented place that may name it: the YANG lookup's docstring (the code builds the path from parts).
-SIBLING_ALLOWED = {"infra/teton/targets/sonic/yang.py"}
+# The one documented place that may name it: the reference data lookup's docstring (the code builds the path from
+# parts).
+SIBLING_ALLOWED = {"infra/teton/targets/reference.py"}
 _SKIP_DIRS = {".git", ".venv", "build", "__pycache__", ".pytest_cache", ".ruff_cache", ".mypy_cache", ".hypothesis",
               "node_modules"}
 
@@ -110,7 +111,7 @@ def test_only_the_yang_lookup_names_the_folder_beside_the_repository() -> None:
     assert naming == SIBLING_ALLOWED
     lookup = (ROOT / next(iter(SIBLING_ALLOWED))).read_text(encoding="utf-8")
     doc_lines = [line for line in lookup.splitlines() if _SIBLING.search(line)]
-    assert len(doc_lines) == 1      # the docstring's list of places, beside --yang-dir and TETON_SONIC_YANG_DIR
+    assert len(doc_lines) == 1      # the docstring's list of places, after the caller's folder and the variable
 
 
 def test_every_section_the_specs_and_the_catalogue_cite_is_in_the_sources() -> None:

@@ -3,10 +3,9 @@ The command line is the only place that prints and exits; the command modules ne
 
 from __future__ import annotations
 
-import os
-
 import click
 
+from teton import environment
 from teton.cli.build import list_rules, list_targets, plan, render, schema, validate
 from teton.cli.cabling import sheets
 from teton.cli.review import diff, docs, drift
@@ -22,7 +21,7 @@ from teton.cli.verify import ib, verify
 def main(fboss_dir: str | None) -> None:
     """teton: GPU training clusters as code (spec -> fabric -> configs -> deploy)."""
     if fboss_dir:
-        os.environ["TETON_FBOSS_DIR"] = fboss_dir   # every command, and the workers it forks, finds them there
+        environment.export("TETON_FBOSS_DIR", fboss_dir)   # every command, and the workers it forks, finds them there
 
 
 for command in (validate, plan, render, list_targets, list_rules, schema,   # spec -> build

@@ -9,26 +9,26 @@ hidden, and the report says so).  No secret value is ever printed: values are ma
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from teton import environment
 from teton.buildfolder import BuildFolder
 from teton.deploy.transports import Device, TwinTransport, twin_frr_conf
 from teton.findings import TetonError
 from teton.frr import vtysh as frr_push
-from teton.secrets import PREFIX, referenced_secrets, resolve
+from teton.secrets import referenced_secrets, resolve
 from teton.twin.artifacts import plan_name
 
 _PASSWORD = re.compile(r"^(\s*neighbor \S+ password) \S+", re.MULTILINE)
 
 
-def secrets_from_env(environ: Mapping[str, str] = os.environ) -> dict[str, str]:
-    """{name: value} of every `TETON_SECRET_<name>` environment variable."""
-    return {k[len(PREFIX):]: v for k, v in environ.items() if k.startswith(PREFIX) and len(k) > len(PREFIX)}
+def secrets_from_env(environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """{name: value} of every `TETON_SECRET_<name>` environment variable (teton.environment.secrets)."""
+    return environment.secrets(environ)
 
 
 def hide_passwords(text: str) -> str:

@@ -15,6 +15,7 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from teton import environment
 from teton.findings import TetonError
 
 ENGINE_VERSION = "v3.274.1"
@@ -23,9 +24,9 @@ SCRIPTS = REPO / "scripts"
 
 
 def engine_path() -> Path:
-    if env := os.environ.get("TETON_PULUMI"):
+    if env := environment.get("TETON_PULUMI"):
         return Path(env)
-    root = Path(os.environ.get("TETON_PULUMI_CACHE", Path.home() / ".cache/teton/pulumi"))
+    root = Path(environment.get("TETON_PULUMI_CACHE") or Path.home() / ".cache/teton/pulumi")
     cached = root / ENGINE_VERSION / "bin" / "pulumi"
     if cached.is_file():
         return cached

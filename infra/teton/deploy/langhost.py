@@ -26,6 +26,7 @@ from typing import Any
 from pulumi.automation._server import LanguageServer
 from pulumi.runtime.proto import language_pb2, language_pb2_grpc, plugin_pb2
 
+from teton import environment
 from teton.deploy.plugin import serve_plugin
 from teton.deploy.settings import PROJECT_DIR_ENV
 
@@ -61,12 +62,12 @@ class ProgramHost(LanguageServer):
         if request.pwd:
             os.chdir(request.pwd)
         if request.info.root_directory:        # where Pulumi.yaml is: the program resolves config paths there
-            os.environ[PROJECT_DIR_ENV] = request.info.root_directory
+            environment.export(PROJECT_DIR_ENV, request.info.root_directory)
         run = language_pb2.RunRequest()
         run.CopyFrom(request)
         del run.args[:]
         run.args.append(self.engine_address)   # the SDK's server takes the engine's address from args[0]
-        if profile := os.environ.get("TETON_PROGRAM_PROFILE"):   # where the program's time goes (bench/)
+        if profile := environment.get("TETON_PROGRAM_PROFILE"):   # where the program's time goes (bench/)
             import cProfile
 
             with cProfile.Profile() as prof:

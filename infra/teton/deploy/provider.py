@@ -32,7 +32,6 @@ push time, in memory only), `checkTimeout` (seconds a device may take to become 
 from __future__ import annotations
 
 import json
-import os
 import traceback
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -42,6 +41,7 @@ from google.protobuf import empty_pb2, struct_pb2
 from google.protobuf.json_format import MessageToDict
 from pulumi.runtime.proto import plugin_pb2, provider_pb2, provider_pb2_grpc
 
+from teton import environment
 from teton.deploy.inputs import GATE, HOST_RACK, SUBNET_MANAGER, SWITCH
 from teton.deploy.orchestration import Orchestrator
 from teton.deploy.plugin import serve_plugin
@@ -200,7 +200,7 @@ def _name_of(kind: str, props: dict[str, Any]) -> str:
 def serve() -> None:
     """Run as the engine's plugin: print the port on the first line of stdout, serve until killed."""
     serve_plugin(lambda server: provider_pb2_grpc.add_ResourceProviderServicer_to_server(Provider(), server),
-                 threads=int(os.environ.get("TETON_PROVIDER_THREADS", 16)))
+                 threads=int(environment.get("TETON_PROVIDER_THREADS") or 16))
 
 if __name__ == "__main__":
     serve()

@@ -25,7 +25,7 @@ from teton.diff.verdict import Reason, verdict
 from teton.findings import Finding
 from teton.pipeline.cache import RenderCache
 from teton.pipeline.record import paused_gc
-from teton.targets import RenderContext
+from teton.targets import RenderContext, reference_folders
 
 __all__ = ["DiffResult", "Links", "diff_specs"]
 
@@ -70,7 +70,7 @@ def diff_specs(old: str, new: str, *, cache: RenderCache | None = None, yang_dir
                timeout: float | None = None, context: int = 3, diagram: bool = False) -> DiffResult:
     """Compare the specs `old` and `new` (files or GIT_REF:path), with the diagram of what changes when `diagram`;
     SpecError/TetonError on bad input."""
-    ctx = RenderContext(yang_dir=yang_dir, cache=cache)
+    ctx = RenderContext(folders=reference_folders({"--yang-dir": yang_dir}), cache=cache)
     sides: list[Side] = []
     with SpecFiles() as specs, paused_gc():
         try:

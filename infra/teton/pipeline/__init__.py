@@ -46,7 +46,7 @@ from teton.pipeline.record import (
 )
 from teton.spec.load import load_spec, spec_lines, with_lines
 from teton.spec.model import Cluster
-from teton.targets import Files, RenderContext
+from teton.targets import Files, RenderContext, reference_folders
 from teton.targets.parallel import workers
 from teton.validate.rendered import validate_rendered
 
@@ -227,7 +227,7 @@ def render_spec(spec: str | Path, *, only: tuple[str, ...] | None = None, yang_d
     code) is replayed from its record without designing; otherwise unchanged devices come from the cache, and the
     render is recorded.  `live`: the build is for the real fabric, so what only a simulation can run (synthetic
     InfiniBand GUIDs) is an error."""
-    ctx = RenderContext(yang_dir=yang_dir, cache=cache)
+    ctx = RenderContext(folders=reference_folders({"--yang-dir": yang_dir}), cache=cache)
     workers()       # a bad $TETON_WORKERS is an error even when the cache leaves nothing to render
     with paused_gc():
         cluster = load_spec(spec, timeout)
@@ -267,7 +267,8 @@ def build(spec: str | Path, out: Path | None = None, *, only: tuple[str, ...] | 
 def build_fabric(fabric: Fabric, out: Path, *, only: tuple[str, ...] | None = None, yang_dir: Path | None = None,
                  force: bool = False, progress: Progress | None = None,
                  warnings: list[Finding] | None = None, cache: RenderCache | None = None) -> Build:
-    rendered = render(fabric, RenderContext(yang_dir=yang_dir, cache=cache), only, progress)
+    ctx = RenderContext(folders=reference_folders({"--yang-dir": yang_dir}), cache=cache)
+    rendered = render(fabric, ctx, only, progress)
     if progress:
         progress("writing")
     figures = plan(fabric)

@@ -50,15 +50,16 @@ import secrets
 import stat
 import sys
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import suppress
 from functools import cache
 from pathlib import Path
 from typing import Any
 
+from teton import environment
 from teton.fabric.model import Fabric
 from teton.fabric.slice import DigestMemo, device_digest
-from teton.targets import DeviceTarget, Files, RenderContext, Target
+from teton.targets import DeviceTarget, Files, RenderContext, Target, targets
 
 LAYOUT = "v1"
 ENV_DIR = "TETON_CACHE_DIR"
@@ -106,7 +107,7 @@ def _read_key_file(path: Path) -> bytes:
 def load_key() -> tuple[bytes | None, str]:
     """(the cache key, "") or (None, why there is none): `$TETON_CACHE_KEY`, else the key file (created on first
     use with 32 random bytes, 0600 in a 0700 folder)."""
-    given = os.environ.get(ENV_KEY)
+    given = environment.get(ENV_KEY)
     if given is not None:
         if len(given.strip()) < _KEY_MIN:
             return None, f"${ENV_KEY} is shorter than {_KEY_MIN} characters"
@@ -187,11 +188,17 @@ def _read(path: str) -> bytes | None:
         return None
 
 
-def render_settings(ctx: RenderContext) -> list[Any]:
-    """What of the render context can change a rendered or validated file."""
-    yang = ctx.yang_dir or os.environ.get("TETON_SONIC_YANG_DIR") or ""
-    fboss = os.environ.get("TETON_FBOSS_DIR") or ""
-    return [ctx.validate, str(Path(yang).resolve()) if yang else ""] + ([str(Path(fboss).resolve())] if fboss else [])
+def render_settings(ctx: RenderContext, of: Sequence[Target] | None = None) -> list[Any]:
+    """What of the render context can change a rendered or validated file of the targets `of` (default: every
+    registered one): whether it validates, and the reference data folders given for what they declare (by the caller
+    or their environment variables; one found by the targets' own lookup is not given and so not in the key)."""
+    given: dict[str, str] = {}
+    for target in targets() if of is None else of:
+        for data in target.reference:
+            folder = data.given(ctx.folder(data))
+            if folder is not None:
+                given[data.name] = str(folder[0].resolve())
+    return [ctx.validate, dict(sorted(given.items()))]
 
 
 def _key(*parts: Any) -> str:
@@ -216,9 +223,9 @@ class RenderCache:
     @classmethod
     def from_env(cls) -> RenderCache | None:
         """The cache the CLI uses: $TETON_CACHE_DIR or the default folder; None when $TETON_CACHE is off."""
-        if os.environ.get(ENV_SWITCH, "").strip().lower() in _OFF:
+        if (environment.get(ENV_SWITCH) or "").strip().lower() in _OFF:
             return None
-        return cls(os.environ.get(ENV_DIR) or default_dir())
+        return cls(environment.get(ENV_DIR) or default_dir())
 
     def writer(self) -> RenderCache:
         """The same cache folder and key, never read (`render --check`: nothing replayed is trusted there)."""
@@ -262,7 +269,7 @@ class RenderCache:
     def entry_key(self, target: Target, ctx: RenderContext, digest: str) -> str:
         cls = type(target)
         return _key("device", target.name, target.version, f"{cls.__module__}.{cls.__qualname__}",
-                    _module_source(cls.__module__), render_settings(ctx), digest)
+                    _module_source(cls.__module__), render_settings(ctx, [target]), digest)
 
     def digest(self, fabric: Fabric, device: str) -> str:
         """The slice digest of `device`; shared objects are hashed once per fabric (the last few fabrics are kept)."""

@@ -25,7 +25,7 @@ import types
 from pathlib import Path
 from typing import Any, NotRequired, Required, TypedDict
 
-from teton import limits
+from teton import environment, limits
 from teton.findings import Finding, SpecError
 
 ENV_TIMEOUT = "TETON_SPEC_TIMEOUT"
@@ -75,7 +75,7 @@ def spec_timeout(timeout: float | None, filename: str) -> tuple[float, str]:
     """(seconds, where they come from): `timeout` if given, else $TETON_SPEC_TIMEOUT, else PYTHON_SPEC_TIMEOUT_S."""
     source = "load_spec(timeout=...)"
     if timeout is None:
-        raw = os.environ.get(ENV_TIMEOUT, "").strip()
+        raw = (environment.get(ENV_TIMEOUT) or "").strip()
         if raw:
             source = ENV_TIMEOUT
             try:

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from functools import cache
+from pathlib import Path
 
 from teton.catalogue import catalogue_for
 from teton.catalogue.naming import (
@@ -46,7 +47,7 @@ from teton.targets.base import (
 
 __all__ = ["BuildFileError", "BuildFiles", "DeviceTarget", "DeviceView", "Files", "LldpView", "PortView", "QosView",
            "QueueView", "RenderContext", "Session", "Target", "check_fabric", "check_nos", "check_port_naming", "get",
-           "names", "nos_target", "register", "targets", "unregister"]
+           "names", "nos_target", "reference_folders", "register", "targets", "unregister"]
 
 _EXTRA: dict[str, Target] = {}
 
@@ -95,6 +96,19 @@ def get(name: str) -> Target:
 def nos_target(nos: str) -> Target | None:
     """The target that configures switches running `nos`, if one is registered."""
     return next((t for t in targets() if t.nos == nos), None)
+
+
+def reference_folders(by_option: Mapping[str, str | Path | None]) -> dict[str, Path]:
+    """`RenderContext.folders` from folders given by command-line option ({"--yang-dir": DIR}; None: not given): each
+    under the name of the reference data a registered target declares for that option."""
+    declared = {r.option: r for t in targets() for r in t.reference if r.option}
+    out: dict[str, Path] = {}
+    for option, folder in by_option.items():
+        if folder is not None:
+            if option not in declared:
+                raise KeyError(f"no target declares reference data for {option} (teton.targets.reference)")
+            out[declared[option].name] = Path(folder)
+    return out
 
 
 def register(target: Target) -> Target:

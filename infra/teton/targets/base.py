@@ -29,6 +29,7 @@ from teton.secrets import resolve
 from teton.targets.bgpview import BgpView, PortAddress
 from teton.targets.frr_read import read_frr_bgp
 from teton.targets.parallel import map_chunks, render_devices
+from teton.targets.reference import ReferenceData
 
 Files = dict[str, str]
 _NO_STATE = object()
@@ -47,10 +48,16 @@ class DeviceCache(Protocol):
 class RenderContext:
     """What every target gets besides the Fabric."""
 
-    yang_dir: Path | None = None        # SONiC YANG models (None: the default lookup, see teton.targets.sonic.yang)
+    # reference data folders given by the caller, by `ReferenceData.name` (`--yang-dir`: {"sonic-yang-models": DIR});
+    # what is not here, the target's own lookup finds (teton.targets.reference)
+    folders: Mapping[str, Path] = field(default_factory=dict)
     validate: bool = True               # validate structured configs with the vendor's schema before writing text
     cache: DeviceCache | None = None    # per-device targets: files of devices whose inputs are unchanged, from here
     devices: frozenset[str] | None = None   # per-device targets: only these devices' files (None: every device)
+
+    def folder(self, data: ReferenceData) -> Path | None:
+        """The folder the caller gave for `data` (None: `data.find` looks where it is declared to)."""
+        return self.folders.get(data.name)
 
 
 BuildFiles = BuildFolder   # the name read-backs take: a build folder on disk or a render in memory
@@ -133,6 +140,8 @@ class Target:
     port_namings: ClassVar[Mapping[str, PortNaming]] = {}
     # how its NOS announces a port over LLDP: {nos: port id}, registered with the target (none: the port's name)
     lldp_port_ids: ClassVar[Mapping[str, LldpPortId]] = {}
+    # the vendor's reference data it reads (YANG models, IDL, CRDs), where it looks for each (teton.targets.reference)
+    reference: ClassVar[tuple[ReferenceData, ...]] = ()
 
     def check(self, fabric: Fabric, file: str) -> Iterator[Finding]:
         """Intents this target cannot spell, as findings with the spec path to change (run by `teton validate`)."""

@@ -13,6 +13,7 @@ import signal
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
+from teton import environment
 from teton.findings import Finding, SpecError, TetonError
 
 T = TypeVar("T")
@@ -24,7 +25,7 @@ _PR_SET_PDEATHSIG = 1
 
 def workers() -> int:
     """Worker processes to use: $TETON_WORKERS (a positive integer), else one per core this process may use."""
-    env = os.environ.get(ENV, "").strip()
+    env = (environment.get(ENV) or "").strip()
     if env:
         if not env.isdigit() or int(env) < 1:
             raise TetonError(f"{ENV}={env!r}: give a positive whole number of worker processes")

@@ -24,7 +24,7 @@ from teton.buildfolder import FABRIC_JSON, MANIFEST, BuildFileError, BuildFolder
 from teton.fabric.model import Fabric
 from teton.fabric.serialize import FabricFormatError
 from teton.findings import Finding
-from teton.targets import DeviceView, RenderContext
+from teton.targets import DeviceView, RenderContext, reference_folders
 from teton.targets.parallel import map_chunks
 from teton.validate.plaintext import scan
 from teton.validate.rules import (
@@ -105,7 +105,8 @@ def validate_rendered(build: Path, yang_dir: Path | None = None, vendor: bool = 
         return findings + [Finding(exc.path, "", exc.problem, rule="io")]
     except FabricFormatError as exc:
         return findings + [Finding(FABRIC_JSON, "", str(exc), rule="io")]
-    views, found = read_views(source, fabric, RenderContext(yang_dir=yang_dir, validate=vendor), vendor)
+    ctx = RenderContext(folders=reference_folders({"--yang-dir": yang_dir}), validate=vendor)
+    views, found = read_views(source, fabric, ctx, vendor)
     findings += found
     for rule in (check_bgp_sessions, check_mtu, check_qos, check_router_ids, check_scheduling):
         findings += rule(views)

@@ -12,11 +12,11 @@ equal to a full solve for every single failure of the lab's tiers.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 
 import numpy as np
 
+from teton import environment
 from teton.fabric.intent import Family
 from teton.targets.bgpview import FAMILIES
 from teton.verify.model import Model
@@ -83,7 +83,7 @@ def fail(model: Model, base: Base, down: Down) -> tuple[tuple[np.ndarray, ...], 
         redo |= s.rep == model.prefixes[fam].default
     if not len(failed):
         return (dist, width, bw, valley), np.flatnonzero(redo)
-    if KERNEL is not None and not os.environ.get("TETON_VERIFY_NUMPY"):
+    if KERNEL is not None and not environment.get("TETON_VERIFY_NUMPY"):
         ptr, into = _in_edges(model, fam)
         KERNEL.patch_groups(
             n, s.rep.astype(np.int64), failed.astype(np.int64), cut, dead, ptr, into.astype(np.int64),

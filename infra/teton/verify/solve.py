@@ -21,12 +21,12 @@ anywhere (Dask workers) and concatenated; `received` (routes each session delive
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from types import ModuleType
 
 import numpy as np
 
+from teton import environment
 from teton.fabric.intent import Family
 from teton.targets.bgpview import FAMILIES
 from teton.verify.model import Model
@@ -318,7 +318,7 @@ class _Search:
         self.sends = sends.ravel()
 
     def run(self) -> None:
-        if KERNEL is not None and not os.environ.get("TETON_VERIFY_NUMPY"):
+        if KERNEL is not None and not environment.get("TETON_VERIFY_NUMPY"):
             self._run_compiled()
             return
         self._prepare()

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 from teton.catalogue import builtin_models
@@ -24,6 +25,7 @@ from teton.targets.base import BuildFileError, BuildFiles, DeviceTarget, DeviceV
 from teton.targets.fboss.agent import agent_config, dump_json
 from teton.targets.fboss.bgp import bgp_config
 from teton.targets.fboss.catalogue import check_ports, tier_path
+from teton.targets.fboss.data import FBOSS_FILES
 from teton.targets.fboss.platform import NAMINGS
 from teton.targets.fboss.readback import AGENT, BGP, read_fboss
 from teton.targets.fboss.strict import State, check_files, load_state
@@ -39,6 +41,7 @@ class FbossTarget(DeviceTarget):
     nos = NOS
     port_namings = NAMINGS
     files = (AGENT, BGP)
+    reference = (FBOSS_FILES,)
 
     def check(self, fabric: Fabric, file: str) -> Iterator[Finding]:
         devices = self.devices(fabric)
@@ -70,11 +73,12 @@ class FbossTarget(DeviceTarget):
                           rule="fboss", severity="warning")
 
     def chunk_state(self, ctx: RenderContext) -> Any:
-        return load_state(ctx.validate)
+        return load_state(ctx.validate, ctx.folder(FBOSS_FILES))
 
     def render(self, fabric: Fabric, ctx: RenderContext) -> Files:
         if self.devices(fabric):
-            load_state(ctx.validate)   # the IDL parsed once here, before the render forks its workers
+            # the IDL parsed once here, before the render forks its workers
+            load_state(ctx.validate, ctx.folder(FBOSS_FILES))
         return super().render(fabric, ctx)
 
     def render_device(self, fabric: Fabric, device: Device, ctx: RenderContext,
@@ -98,19 +102,21 @@ class FbossTarget(DeviceTarget):
         """As every device target's, with each model's FBOSS platform at hand (the strict check needs the box's
         platform mapping)."""
         names = [d.name for d in self.devices(fabric)]
+        folder = ctx.folder(FBOSS_FILES)
         if vendor and names:
-            load_state()
+            load_state(True, folder)
         platforms = {n: m.platform.get(self.nos) for n, m in fabric.models.items()}
         views: list[DeviceView] = []
         findings: list[Finding] = []
-        for v, f in map_chunks(partial(self._read_fboss, source, fabric, vendor, platforms), names):
+        for v, f in map_chunks(partial(self._read_fboss, source, fabric, vendor, folder, platforms), names):
             views += v
             findings += f
         return views, findings
 
-    def _read_fboss(self, source: BuildFiles, fabric: Fabric, vendor: bool, platforms: dict[str, str | None],
+    def _read_fboss(self, source: BuildFiles, fabric: Fabric, vendor: bool, folder: Path | None,
+                    platforms: dict[str, str | None],
                     names: Sequence[str]) -> tuple[list[DeviceView], list[Finding]]:
-        state = load_state() if vendor else None
+        state = load_state(True, folder) if vendor else None
         views: list[DeviceView] = []
         findings: list[Finding] = []
         for name in names:

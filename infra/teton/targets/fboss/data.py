@@ -12,18 +12,14 @@ counts when it has the layout of shared/fboss (its README lists it):
 from __future__ import annotations
 
 import json
-import os
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 from teton.findings import TetonError
+from teton.targets.reference import ReferenceData
 
-ENV_VAR = "TETON_FBOSS_DIR"
-# infra/teton/targets/fboss/data.py: parents[4] is the repository root.
-SHARED_DIR = Path(__file__).resolve().parents[4].parent / "shared" / "fboss"
 PINNED_COMMIT = "14ec47ec32db58d91cba6033ca89f8b91db15cd5"      # facebook/fboss, the IDL and platform mappings
-CACHED_DIR = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "teton" / "fboss" / PINNED_COMMIT[:12]
 
 # Per FBOSS platform (the catalogue's `platform: {fboss: ...}`): its platform mapping and its base agent config.
 PLATFORMS: dict[str, tuple[str, str]] = {
@@ -32,31 +28,23 @@ PLATFORMS: dict[str, tuple[str, str]] = {
 }
 _MARKER = Path("idl") / "fboss" / "agent" / "agent_config.thrift"
 
-
-def _usable(folder: Path) -> bool:
-    try:
-        return (folder / _MARKER).is_file()
-    except OSError:
-        return False
+FBOSS_FILES = ReferenceData(
+    name="fboss", label="FBOSS reference files", env="TETON_FBOSS_DIR", option="--fboss-dir", option_exports=True,
+    shared_subdir="fboss", usable=lambda folder: (folder / _MARKER).is_file(), lacks=f"has no {_MARKER}",
+    expect="point it at a folder laid out as shared/fboss (docs/checks.md)",
+    fetch_hint=f"run scripts/fetch-fboss-data where GitHub is reachable (facebook/fboss@{PINNED_COMMIT[:12]} into "
+               "{cached})",
+    cache_subdir=f"fboss/{PINNED_COMMIT[:12]}", place="them")
+ENV_VAR = FBOSS_FILES.env
+SHARED_DIR = FBOSS_FILES.shared
+CACHED_DIR = FBOSS_FILES.cached or SHARED_DIR
 
 
 def find_fboss_dir(explicit: str | Path | None = None) -> Path:
-    """The FBOSS reference folder: `explicit` or $TETON_FBOSS_DIR, else the one beside the repository, else the
-    pinned commit fetched by scripts/fetch-fboss-data.  TetonError (the three ways) if none has the IDL."""
-    given = explicit if explicit is not None else os.environ.get(ENV_VAR) or None
-    if given is not None:
-        folder = Path(given)
-        if not _usable(folder):
-            raise TetonError(f"FBOSS reference files: {folder} has no {_MARKER} (from "
-                             f"{'the caller' if explicit else f'--fboss-dir or {ENV_VAR}'}); point it at a folder "
-                             "laid out as shared/fboss (docs/checks.md)")
-        return folder
-    for folder in (SHARED_DIR, CACHED_DIR):
-        if _usable(folder):
-            return folder
-    raise TetonError("FBOSS reference files not found: give --fboss-dir DIR (or TETON_FBOSS_DIR), or place them "
-                     f"beside the repository ({SHARED_DIR}), or run scripts/fetch-fboss-data where GitHub is "
-                     f"reachable (facebook/fboss@{PINNED_COMMIT[:12]} into {CACHED_DIR})")
+    """The FBOSS reference folder (`FBOSS_FILES.find`): `explicit` or $TETON_FBOSS_DIR, else the one beside the
+    repository, else the pinned commit fetched by scripts/fetch-fboss-data.  TetonError (the three ways) if none has
+    the IDL."""
+    return FBOSS_FILES.find(explicit)
 
 
 def _json(path: Path) -> Any:

@@ -52,8 +52,9 @@ class State:
         return _PLATFORM[key]
 
 
-def load_state(strict: bool = True) -> State:
-    root = find_fboss_dir()
+def load_state(strict: bool = True, folder: Path | None = None) -> State:
+    """The parsed IDL and platform data of the reference files in `folder` (None: where `find_fboss_dir` finds them)."""
+    root = find_fboss_dir(folder)
     return State(root, cached_schema(str(root / "idl")), strict)
 
 

@@ -57,6 +57,7 @@ class KubernetesTarget(Target):
     name = "kubernetes"
     summary = ("kubernetes/node-labels.yaml, kueue.yaml: each GPU host's zone, rack and rail-switch labels, Kueue's "
                "Topology and ResourceFlavor")
+    reference = (kueue.KUEUE_CRDS,)
 
     def render(self, fabric: Fabric, ctx: RenderContext) -> Files:
         labels = node_labels(fabric)
@@ -67,7 +68,7 @@ class KubernetesTarget(Target):
         found = [Finding(NODE_LABELS, host, p, rule="render") for host, p in problems(labels, [x.key for x in lv])]
         found += [Finding(KUEUE, "cluster.name", p, rule="render") for p in
                   [name_problem(d["metadata"]["name"]) for d in docs] if p is not None]
-        if not found and ctx.validate and (folder := kueue.find_kueue_dir()) is not None:
+        if not found and ctx.validate and (folder := kueue.find_kueue_dir(ctx.folder(kueue.KUEUE_CRDS))) is not None:
             found += [Finding(KUEUE, f"{d['kind']}/{d['metadata']['name']}", f"Kueue CRD schema: {p}", rule="render")
                       for d in docs for p in kueue.validate(d, folder)]
         if found:
@@ -111,7 +112,7 @@ class KubernetesTarget(Target):
                                  f"{', '.join(extra[:5]) or '-'})", rule="kubernetes"))
         found += [Finding(NODE_LABELS, host, p, rule="kubernetes") for host, p in problems(labels, keys)]
         if vendor:
-            folder = kueue.find_kueue_dir()
+            folder = kueue.find_kueue_dir(ctx.folder(kueue.KUEUE_CRDS))
             if folder is None:
                 found.append(Finding(KUEUE, "", "not checked against Kueue's CRD schemas: none found (set "
                                      f"{kueue.ENV_VAR}, or place kueue/crd in the shared folder beside the repository)",

@@ -15,7 +15,6 @@ checked here by hand (Topology: levels unique, `kubernetes.io/hostname` only as 
 
 from __future__ import annotations
 
-import os
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -24,28 +23,23 @@ import jsonschema
 import yaml
 
 from teton.targets.kubernetes.labels import HOSTNAME, name_problem
+from teton.targets.reference import ReferenceData
 
 GROUP = "kueue.x-k8s.io"
 VERSION = "v1beta2"                  # what teton writes: Kueue's storage version (v0.15 on)
-ENV_VAR = "TETON_KUEUE_DIR"
-# infra/teton/targets/kubernetes/kueue.py: parents[4] is the repository root, its parent the folder beside it.
-SHARED_KUEUE_DIR = Path(__file__).resolve().parents[4].parent / "shared" / "kueue"
 CRDS = {"Topology": "kueue.x-k8s.io_topologies.yaml", "ResourceFlavor": "kueue.x-k8s.io_resourceflavors.yaml"}
 
-
-def _crd_folder(folder: Path) -> Path | None:
-    for f in (folder / "crd", folder):
-        if all((f / name).is_file() for name in CRDS.values()):
-            return f
-    return None
+KUEUE_CRDS = ReferenceData(
+    name="kueue", label="Kueue's CRDs", env="TETON_KUEUE_DIR", option=None, shared_subdir="kueue",
+    usable=lambda folder: all((folder / name).is_file() for name in CRDS.values()),
+    lacks=f"does not hold {' and '.join(CRDS.values())}", inside=("crd", ""), place="kueue/crd")
+ENV_VAR = KUEUE_CRDS.env
+SHARED_KUEUE_DIR = KUEUE_CRDS.shared
 
 
 def find_kueue_dir(explicit: str | Path | None = None) -> Path | None:
-    """The folder of Kueue's CRD files, or None when none of the places has them."""
-    given = explicit if explicit is not None else os.environ.get(ENV_VAR) or None
-    if given is not None:
-        return _crd_folder(Path(given))
-    return _crd_folder(SHARED_KUEUE_DIR)
+    """The folder of Kueue's CRD files, or None when none of the places has them (`KUEUE_CRDS.locate`)."""
+    return KUEUE_CRDS.locate(explicit)
 
 
 def _strip(node: Any) -> Any:

@@ -25,6 +25,7 @@ from teton.targets.sonic.management import MGMT_VRF
 from teton.targets.sonic.readback import read_sonic, read_sonic_bgp
 from teton.targets.sonic.sku import buffers_template, pg_profile_lookup, qos_template
 from teton.targets.sonic.validate import SplitValidator, yang_findings
+from teton.targets.sonic.yang import YANG_MODELS
 from teton.targets.transports import register_transport
 
 
@@ -40,6 +41,7 @@ class SonicTarget(DeviceTarget):
     port_namings = {"sonic": sonic_port_name}
     files = ("config_db.json", "frr.conf")
     lldp_port_ids = {"sonic": lldp_port_id}     # the port's alias, as lldpmgrd announces it
+    reference = (YANG_MODELS,)
 
     def check(self, fabric: Fabric, file: str) -> Iterator[Finding]:
         devices = self.devices(fabric)
@@ -93,7 +95,7 @@ class SonicTarget(DeviceTarget):
         return files
 
     def chunk_state(self, ctx: RenderContext) -> Any:
-        return SplitValidator(ctx.yang_dir) if ctx.validate else None
+        return SplitValidator(ctx.folder(YANG_MODELS)) if ctx.validate else None
 
     def render_device(self, fabric: Fabric, device: Device, ctx: RenderContext,
                       state: Any) -> tuple[Files, list[Finding]]:

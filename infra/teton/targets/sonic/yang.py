@@ -16,11 +16,11 @@ libyang 2.1 stops at the first error.  To report every problem, the validator dr
 and validates again, until the document is clean or :attr:`SonicYangValidator.max_issues` issues were found; errors
 that only follow from a dropped entry (a reference to a port whose own value was bad) are not reported again.
 
-The models folder is found by `find_yang_dir`, in the order docs/checks.md documents: ``yang_dir`` (``--yang-dir``)
-or the ``TETON_SONIC_YANG_DIR`` environment variable; a copy beside the repository,
-``../shared/sonic-yang-models/yang``; the pinned upstream commit that ``scripts/setup`` fetches where the network
-allows.  A validator is not thread-safe (one libyang context, and libyang's logging is process-wide): build one per
-thread.
+The models folder is found by `find_yang_dir`, the lookup of `teton.targets.reference` over `YANG_MODELS`, in the
+order docs/checks.md documents: ``yang_dir`` (``--yang-dir``) or the ``TETON_SONIC_YANG_DIR`` environment variable;
+``sonic-yang-models/yang`` in the shared folder beside the repository; the pinned upstream commit that
+``scripts/setup`` fetches where the network allows.  A validator is not thread-safe (one libyang context, and
+libyang's logging is process-wide): build one per thread.
 
 Known libyang 2.1.30 leak: every evaluation of a ``must`` that compares a union-with-leafref leaf to a literal
 (PFC_WD's ``../ifname != 'GLOBAL'``, ACL_TABLE's ``type = 'CTRLPLANE'``) leaks about 220 bytes inside libyang
@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import ipaddress
 import logging
-import os
 import re
 import threading
 from collections.abc import Callable
@@ -44,18 +43,30 @@ from typing import Any
 import libyang
 
 from teton.findings import TetonError
+from teton.targets.reference import ReferenceData
 from teton.targets.sonic.yang_schema import Shape, Table, enc_string, index_tables, quote
 
-ENV_VAR = "TETON_SONIC_YANG_DIR"
-# infra/teton/targets/sonic/yang.py: parents[4] is the repository root.
-SHARED_YANG_DIR = Path(__file__).resolve().parents[4].parent / "shared" / "sonic-yang-models" / "yang"
-# The sonic-buildimage commit whose src/sonic-yang-models teton is tested with; scripts/setup fetches it here.
+# The sonic-buildimage commit whose src/sonic-yang-models teton is tested with; scripts/setup fetches it.
 PINNED_COMMIT = "086b03bd"
-CACHED_YANG_DIR = (Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "teton" / "sonic-yang-models"
-                   / PINNED_COMMIT / "yang")
 
-__all__ = ["CACHED_YANG_DIR", "ENV_VAR", "PINNED_COMMIT", "SHARED_YANG_DIR", "SonicYangValidator", "YangIssue",
-           "find_yang_dir"]
+
+def _has_models(folder: Path) -> bool:
+    return folder.is_dir() and any(folder.glob("*.yang"))
+
+
+YANG_MODELS = ReferenceData(
+    name="sonic-yang-models", label="SONiC YANG models", env="TETON_SONIC_YANG_DIR", option="--yang-dir",
+    shared_subdir="sonic-yang-models/yang", usable=_has_models, lacks="holds no .yang files",
+    expect="point it at sonic-buildimage's src/sonic-yang-models/yang-models",
+    fetch_hint=f"run scripts/setup where GitHub is reachable (it fetches sonic-buildimage@{PINNED_COMMIT} into "
+               "{cached.parent})",
+    cache_subdir=f"sonic-yang-models/{PINNED_COMMIT}/yang", place="sonic-yang-models")
+ENV_VAR = YANG_MODELS.env
+SHARED_YANG_DIR = YANG_MODELS.shared
+CACHED_YANG_DIR = YANG_MODELS.cached or SHARED_YANG_DIR
+
+__all__ = ["CACHED_YANG_DIR", "ENV_VAR", "PINNED_COMMIT", "SHARED_YANG_DIR", "YANG_MODELS", "SonicYangValidator",
+           "YangIssue", "find_yang_dir"]
 
 
 @dataclass(frozen=True)
@@ -75,30 +86,10 @@ class YangIssue:
         return f"{self.device}: {where}: {self.message}"
 
 
-def _has_models(folder: Path) -> bool:
-    try:
-        return folder.is_dir() and any(folder.glob("*.yang"))
-    except OSError:
-        return False
-
-
 def find_yang_dir(explicit: str | Path | None = None) -> Path:
-    """The SONiC YANG models folder: `explicit` or $TETON_SONIC_YANG_DIR, else the shared models beside the repository,
-    else the pinned upstream commit fetched by scripts/setup.  TetonError (one line, the three ways) if none has any."""
-    given = explicit if explicit is not None else os.environ.get(ENV_VAR) or None
-    if given is not None:
-        folder = Path(given)
-        if not _has_models(folder):
-            why = "is not a folder" if not folder.is_dir() else "holds no .yang files"
-            raise TetonError(f"SONiC YANG models: {folder} {why} (from {'--yang-dir' if explicit else ENV_VAR}); "
-                             "point it at sonic-buildimage's src/sonic-yang-models/yang-models")
-        return folder
-    for folder in (SHARED_YANG_DIR, CACHED_YANG_DIR):
-        if _has_models(folder):
-            return folder
-    raise TetonError("SONiC YANG models not found: give --yang-dir DIR (or TETON_SONIC_YANG_DIR), or place "
-                     f"sonic-yang-models beside the repository ({SHARED_YANG_DIR}), or run scripts/setup where GitHub "
-                     f"is reachable (it fetches sonic-buildimage@{PINNED_COMMIT} into {CACHED_YANG_DIR.parent})")
+    """The SONiC YANG models folder (`YANG_MODELS.find`: `explicit` or $TETON_SONIC_YANG_DIR, else this module's
+    SHARED_YANG_DIR, else its CACHED_YANG_DIR).  TetonError (one line, the three ways) if none has any."""
+    return YANG_MODELS.find(explicit, shared=SHARED_YANG_DIR, cached=CACHED_YANG_DIR)
 
 
 # ---------------------------------------------------------------------------------------------------------------------
