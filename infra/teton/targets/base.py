@@ -22,12 +22,12 @@ from typing import Any, ClassVar, Protocol
 from teton.buildfolder import BuildFileError as BuildFileError  # re-exported: what a read-back raises
 from teton.buildfolder import BuildFolder, device_dir, device_path
 from teton.catalogue.naming import LldpPortId, PortNaming
+from teton.fabric.bgpview import BgpView, PortAddress
 from teton.fabric.intent import Routing
 from teton.fabric.model import Device, Fabric
 from teton.findings import Finding
+from teton.frr.conf import read_frr_bgp
 from teton.secrets import resolve
-from teton.targets.bgpview import BgpView, PortAddress
-from teton.targets.frr_read import read_frr_bgp
 from teton.targets.parallel import map_chunks, render_devices
 
 Files = dict[str, str]

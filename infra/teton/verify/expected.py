@@ -11,10 +11,7 @@ tests/verify hold equal for every switch and rack of the lab.
 
 from __future__ import annotations
 
-from teton.fabric.model import Device, Fabric
-from teton.frr.policy import route_policy
-from teton.secrets import secret_ref
-from teton.targets.bgpview import (
+from teton.fabric.bgpview import (
     BgpFamily,
     BgpPeer,
     BgpView,
@@ -25,6 +22,9 @@ from teton.targets.bgpview import (
     RouteMapView,
     password_ref,
 )
+from teton.fabric.model import Device, Fabric
+from teton.frr.policy import route_policy
+from teton.secrets import secret_ref
 
 
 def design_view(d: Device) -> BgpView | None:
