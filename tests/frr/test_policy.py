@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from teton.frr.conf import bgp_config
+from teton.frr.conf import read_frr_bgp
 from teton.frr.policy import route_policy
 from teton.targets.eos.readback import _routing as eos_routing
 from teton.targets.eos.structured import _routing as eos_spelling
@@ -46,6 +46,7 @@ def test_eos_read_back_finds_transit_by_the_applied_route_map_not_its_name(lab_f
 
 def test_frr_conf_parses_back_to_its_router_bgp(lab_fabric):
     d = _rack_switch(lab_fabric)
-    bgp = bgp_config(render_frr(d.name, d.routing))
-    assert (bgp.asn, bgp.router_id) == (d.routing.asn, d.routing.router_id)
-    assert [(n.address, n.remote_as) for n in bgp.neighbors] == [(n.address, n.remote_as) for n in d.routing.neighbors]
+    bgp = read_frr_bgp(d.name, "frr.conf", render_frr(d.name, d.routing), [], [])
+    assert bgp is not None and (bgp.asn, bgp.router_id) == (d.routing.asn, d.routing.router_id)
+    want = sorted((n.address, n.remote_as) for n in d.routing.neighbors)
+    assert [(n.address, n.remote_as) for n in bgp.peers] == want

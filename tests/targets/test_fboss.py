@@ -305,7 +305,7 @@ def test_a_config_the_walk_refuses_keeps_its_other_findings(state):
 def test_read_back_of_a_switch_without_bgp(fboss_build):
     agent = _json(fboss_build, RTSW, "agent.conf")
     view, found = read_fboss(RTSW, agent, None, 0)
-    assert found == [] and view.routing is None and view.sessions == [] and view.qos is not None
+    assert found == [] and view.routing is None and view.bgp is None and view.qos is not None
 
 
 def test_diff_against_the_sonic_spelling_lists_each_switchs_files_and_keeps_every_session(tmp_path, fboss_dir):

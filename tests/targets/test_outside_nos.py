@@ -19,8 +19,7 @@ from teton.catalogue.naming import PortPlace, port_namings
 from teton.cli import main
 from teton.fabric import Device, Fabric
 from teton.findings import Finding
-from teton.frr.conf import bgp_config
-from teton.targets import BuildFiles, DeviceTarget, DeviceView, Files, PortView, RenderContext, Session
+from teton.targets import BuildFiles, DeviceTarget, DeviceView, Files, PortView, RenderContext
 from teton.targets.frr import render_frr
 from teton.targets.templates import Templates
 from teton.targets.transports import register_transport, transport_factory, unregister_transport
@@ -72,10 +71,7 @@ class CumulusTarget(DeviceTarget):
                     state: Any) -> tuple[DeviceView | None, list[Finding]]:
         frr, ifaces = self.path(device.name, "frr.conf"), self.path(device.name, "interfaces")
         text = source.text(frr)
-        bgp = bgp_config(text)
-        sessions = [Session(n.address, n.remote_as, f"line {n.line}") for n in bgp.neighbors]
-        return DeviceView(device.name, "switch", frr, asn=bgp.asn, router_id=bgp.router_id, sessions=sessions,
-                          frr_conf=text,
+        return DeviceView(device.name, "switch", frr, frr_conf=text,
                           interfaces=read_interfaces(source.text(ifaces), ifaces), qos_file=ifaces), []
 
 

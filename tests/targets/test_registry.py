@@ -15,9 +15,8 @@ from teton import targets
 from teton.cli import main
 from teton.fabric import Device, Fabric
 from teton.findings import Finding
-from teton.frr.conf import bgp_config
 from teton.pipeline import build
-from teton.targets import BuildFiles, DeviceTarget, DeviceView, Files, PortView, RenderContext, Session
+from teton.targets import BuildFiles, DeviceTarget, DeviceView, Files, PortView, RenderContext
 from teton.targets.frr import render_frr
 from teton.validate.rendered import validate_rendered
 
@@ -43,12 +42,10 @@ class FrrTarget(DeviceTarget):
                     state: Any) -> tuple[DeviceView | None, list[Finding]]:
         path = self.path(device.name, "frr.conf")
         text = source.text(path)
-        bgp = bgp_config(text)
-        sessions = [Session(n.address, n.remote_as, f"line {n.line}") for n in bgp.neighbors]
         interfaces = {i.name: PortView(i.mtu, tuple(a for a in (i.ipv4, i.ipv6) if a), f"{i.name}/mtu")
                       for i in device.interfaces}   # a real NOS would read its interface config back
-        return DeviceView(device.name, "switch", path, asn=bgp.asn, router_id=bgp.router_id, interfaces=interfaces,
-                          sessions=sessions, frr_conf=text), []
+        return DeviceView(device.name, "switch", path, interfaces=interfaces,
+                          frr_conf=text), []
 
 
 @pytest.fixture

@@ -12,9 +12,22 @@ Per family with neighbours (tag V4 or V6):
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from teton.fabric.bgpview import (
+    BgpFamily,
+    BgpPeer,
+    BgpView,
+    PortAddress,
+    PrefixListView,
+    PrefixRule,
+    RouteMapClause,
+    RouteMapView,
+    password_ref,
+)
 from teton.fabric.intent import Family, Routing
+from teton.secrets import secret_ref
 
 TAG: dict[Family, str] = {"ipv4": "V4", "ipv6": "V6"}
 MAX_LEN: dict[Family, int] = {"ipv4": 32, "ipv6": 128}
@@ -74,3 +87,39 @@ def family_policy(r: Routing, family: Family) -> FamilyPolicy:
 def route_policy(r: Routing) -> tuple[FamilyPolicy, ...]:
     """The policy of every address family the intent has neighbours in, in the intent's family order."""
     return tuple(family_policy(r, fam) for fam in r.families())
+
+
+def routing_view(name: str, file: str, r: Routing, ports: Iterable[PortAddress], loopbacks: Iterable[str],
+                 where: Callable[[int], str] = lambda k: "fabric.json") -> BgpView:
+    """A routing intent as the NOS-neutral BGP view (`teton.fabric.bgpview`) its files give if nobody edited them:
+    this route-policy layout, the intent's neighbours (`where(k)`: where the k-th is configured), `maximum-paths` its
+    ECMP width.  What `teton verify` solves the design with, and the view of a read-back that gives a routing intent
+    (FBOSS's BGP++ config)."""
+    policies = route_policy(r)
+    export = {p.family: p.export.name for p in policies}
+    groups = {g.name: g for g in r.groups}
+    password = password_ref(secret_ref(r.password_secret)) if r.password_secret else None
+    peers = []
+    for k, n in enumerate(r.neighbors):
+        g = groups.get(n.group)
+        default = (n.family,) if r.default_originate and g is not None and g.direction == "down" else ()
+        peers.append(BgpPeer(
+            address=n.address, remote_as=n.remote_as, group=n.group, families=(n.family,), password=password,
+            passive=bool(g and g.passive), shutdown=False, route_map_out=((n.family, export[n.family]),),
+            default_originate=default, maximum_prefix=r.maximum_prefixes, local_port=n.interface,
+            local_address=n.local_address, where=where(k)))
+    families = []
+    for p in policies:
+        aggregates = r.aggregates4 if p.family == "ipv4" else r.aggregates6
+        families.append(BgpFamily(p.family, True, p.connected.name, (), tuple((a, True) for a in aggregates),
+                                  r.maximum_paths))
+    return BgpView(
+        name=name, file=file, asn=r.asn, router_id=r.router_id, multipath_relax=True,
+        peers=tuple(sorted(peers, key=lambda p: p.address)), families=tuple(families),
+        prefix_lists=tuple(PrefixListView(pl.name, p.family, tuple(PrefixRule(e.seq, True, e.prefix, None, e.le)
+                                                                    for e in pl.entries))
+                           for p in policies for pl in (p.local, p.originate)),
+        route_maps=tuple(RouteMapView(rm.name, (RouteMapClause(rm.seq, True, (rm.match,) if rm.match else (),
+                                                               rm.prepend),))
+                         for p in policies for rm in (p.connected, p.export)),
+        ports=tuple(ports), loopbacks=tuple(loopbacks))

@@ -41,12 +41,11 @@ from teton.targets.base import (
     QosView,
     QueueView,
     RenderContext,
-    Session,
     Target,
 )
 
 __all__ = ["BuildFileError", "BuildFiles", "DeviceTarget", "DeviceView", "Files", "LldpView", "PortView", "QosView",
-           "QueueView", "RenderContext", "Session", "Target", "check_fabric", "check_nos", "check_port_naming", "get",
+           "QueueView", "RenderContext", "Target", "check_fabric", "check_nos", "check_port_naming", "get",
            "names", "nos_target", "reference_folders", "register", "targets", "unregister"]
 
 _EXTRA: dict[str, Target] = {}

@@ -22,12 +22,12 @@ from typing import Any, ClassVar, Protocol
 from teton.buildfolder import BuildFileError as BuildFileError  # re-exported: what a read-back raises
 from teton.buildfolder import BuildFolder, device_dir, device_path
 from teton.catalogue.naming import LldpPortId, PortNaming
+from teton.fabric.bgpview import BgpView, PortAddress
 from teton.fabric.intent import Routing
 from teton.fabric.model import Device, Fabric
 from teton.findings import Finding
+from teton.frr.conf import read_frr_bgp
 from teton.secrets import resolve
-from teton.targets.bgpview import BgpView, PortAddress
-from teton.targets.frr_read import read_frr_bgp
 from teton.targets.parallel import map_chunks, render_devices
 from teton.targets.reference import ReferenceData
 
@@ -72,13 +72,6 @@ class PortView:
 
 
 @dataclass(frozen=True)
-class Session:
-    peer_ip: str
-    remote_as: int
-    where: str                        # path inside the file that configures it
-
-
-@dataclass(frozen=True)
 class QueueView:
     """One egress queue of one port as a switch's files schedule it (numbers as the NOS counts them: bytes)."""
 
@@ -116,17 +109,32 @@ class DeviceView:
 
     name: str
     kind: str                         # "switch" or "host"
-    file: str                         # the file its sessions and interfaces were read from
-    asn: int | None = None
-    router_id: str | None = None
+    file: str                         # the file its BGP and interfaces were read from
     loopbacks: tuple[str, ...] = ()
     interfaces: dict[str, PortView] = field(default_factory=dict)
-    sessions: list[Session] = field(default_factory=list)
+    bgp: BgpView | None = None        # its BGP in no vendor's terms (None: it runs none), the NOS's one BGP reader's
     qos: QosView | None = None
     qos_file: str = ""                # the file its interfaces and QoS were read from
     routing: Routing | None = None    # the whole routing intent, where the target reads it back completely
     frr_conf: str | None = None       # the device's own FRR configuration, where it runs FRR (SONiC's bgpd)
     lldp: LldpView | None = None      # what it announces over LLDP, where its files say
+
+    @property
+    def asn(self) -> int | None:
+        return self.bgp.asn if self.bgp is not None else None
+
+    @property
+    def router_id(self) -> str | None:
+        return self.bgp.router_id if self.bgp is not None else None
+
+
+def frr_bgp(view: DeviceView) -> BgpView | None:
+    """The BGP of a view that hands over its frr.conf, read by teton's one FRR parser over the view's port addresses
+    (None: no frr.conf, or no `router bgp` in it)."""
+    if view.frr_conf is None:
+        return None
+    ports = [PortAddress(port, cidr) for port, p in view.interfaces.items() for cidr in p.addresses]
+    return read_frr_bgp(view.name, view.file, view.frr_conf, ports, view.loopbacks)
 
 
 class Target:
@@ -236,6 +244,8 @@ class DeviceTarget(Target):
                                         rule="io"))
                 continue
             if view is not None:
+                if view.bgp is None:
+                    view.bgp = frr_bgp(view)   # a target that hands over an frr.conf: its BGP from that
                 views.append(view)
             findings += found
         return views, findings
@@ -246,14 +256,13 @@ class DeviceTarget(Target):
         raise NotImplementedError
 
     def read_bgp(self, source: BuildFiles, device: Device) -> BgpView | None:
-        """The device's BGP as its files configure it (`teton verify`'s model; None: it runs no BGP).  By default
-        from its view's frr.conf over the view's port addresses; a target whose files are no frr.conf, or that can
-        read less than a whole view, overrides it.  Raises what `read_device` raises."""
+        """The device's BGP as its files configure it (`teton verify`'s model; None: it runs no BGP): the view's
+        `bgp`, or for a view that hands over an frr.conf, that.  A target overrides it only to read its BGP without
+        the rest of the view, with the same reader `read_device` uses.  Raises what `read_device` raises."""
         view, _ = self.read_device(source, device, None)
-        if view is None or view.frr_conf is None:
+        if view is None:
             return None
-        ports = [PortAddress(port, cidr) for port, p in view.interfaces.items() for cidr in p.addresses]
-        return read_frr_bgp(view.name, view.file, view.frr_conf, ports, view.loopbacks)
+        return view.bgp if view.bgp is not None else frr_bgp(view)
 
     def read_bgp_views(self, source: BuildFiles, fabric: Fabric) -> tuple[list[BgpView], list[Finding]]:
         """`read_bgp` of every device of this target, on all cores; a device that cannot be read is a finding."""

@@ -15,9 +15,15 @@ from __future__ import annotations
 import ipaddress
 from collections import Counter, defaultdict
 
+from teton.fabric.bgpview import BgpPeer
 from teton.fabric.intent import Qos
 from teton.findings import Finding
 from teton.targets import DeviceView
+
+
+def _peers(v: DeviceView) -> tuple[BgpPeer, ...]:
+    """The neighbours of a view's BGP that name a remote ASN (one without configures no session)."""
+    return tuple(p for p in v.bgp.peers if p.remote_as is not None) if v.bgp is not None else ()
 
 
 def check_bgp_sessions(views: list[DeviceView]) -> list[Finding]:
@@ -27,21 +33,20 @@ def check_bgp_sessions(views: list[DeviceView]) -> list[Finding]:
         for port in v.interfaces.values():
             for c in port.addresses:
                 owner[c.split("/")[0]] = (v, c)
-    sessions = {(v.name, s.peer_ip): s for v in views for s in v.sessions}
+    sessions = {(v.name, p.address) for v in views for p in _peers(v)}
     out = []
     for v in views:
-        for s in v.sessions:
-            if s.peer_ip not in owner:
-                out.append(Finding(v.file, s.where, f"neighbor {s.peer_ip} is no address of any device",
+        for s in _peers(v):
+            if s.address not in owner:
+                out.append(Finding(v.file, s.where, f"neighbor {s.address} is no address of any device",
                                    rule="bgp-session"))
                 continue
-            peer, peer_cidr = owner[s.peer_ip]
+            peer, peer_cidr = owner[s.address]
             local = _local_address(v, peer_cidr, owner)
             if peer.asn != s.remote_as:
-                out.append(Finding(v.file, s.where, f"neighbor {s.peer_ip} ({peer.name}) has ASN {peer.asn}, "
+                out.append(Finding(v.file, s.where, f"neighbor {s.address} ({peer.name}) has ASN {peer.asn}, "
                                    f"configured remote-as {s.remote_as}", rule="bgp-session"))
-            back = sessions.get((peer.name, local)) if local else None
-            if back is None:
+            if not local or (peer.name, local) not in sessions:
                 out.append(Finding(v.file, s.where, f"{peer.name} has no session back to {local or v.name}",
                                    rule="bgp-session"))
     return out

@@ -11,20 +11,9 @@ tests/verify hold equal for every switch and rack of the lab.
 
 from __future__ import annotations
 
+from teton.fabric.bgpview import BgpView, PortAddress
 from teton.fabric.model import Device, Fabric
-from teton.frr.policy import route_policy
-from teton.secrets import secret_ref
-from teton.targets.bgpview import (
-    BgpFamily,
-    BgpPeer,
-    BgpView,
-    PortAddress,
-    PrefixListView,
-    PrefixRule,
-    RouteMapClause,
-    RouteMapView,
-    password_ref,
-)
+from teton.frr.policy import routing_view
 
 
 def design_view(d: Device) -> BgpView | None:
@@ -32,35 +21,8 @@ def design_view(d: Device) -> BgpView | None:
     r = d.routing
     if r is None:
         return None
-    policies = route_policy(r)
-    export = {p.family: p.export.name for p in policies}
-    groups = {g.name: g for g in r.groups}
-    password = password_ref(secret_ref(r.password_secret)) if r.password_secret else None
-    peers = []
-    for n in r.neighbors:
-        g = groups.get(n.group)
-        default = (n.family,) if r.default_originate and g is not None and g.direction == "down" else ()
-        peers.append(BgpPeer(
-            address=n.address, remote_as=n.remote_as, group=n.group, families=(n.family,), password=password,
-            passive=bool(g and g.passive), shutdown=False, route_map_out=((n.family, export[n.family]),),
-            default_originate=default, maximum_prefix=r.maximum_prefixes, local_port=n.interface,
-            local_address=n.local_address, where="fabric.json"))
-    families = []
-    for p in policies:
-        aggregates = r.aggregates4 if p.family == "ipv4" else r.aggregates6
-        families.append(BgpFamily(p.family, True, p.connected.name, (), tuple((a, True) for a in aggregates),
-                                  r.maximum_paths))
     ports = [PortAddress(i.name, a) for i in d.interfaces for a in (i.ipv4, i.ipv6) if a]
-    return BgpView(
-        name=d.name, file="fabric.json", asn=r.asn, router_id=r.router_id, multipath_relax=True,
-        peers=tuple(sorted(peers, key=lambda p: p.address)), families=tuple(families),
-        prefix_lists=tuple(PrefixListView(pl.name, p.family, tuple(PrefixRule(e.seq, True, e.prefix, None, e.le)
-                                                                    for e in pl.entries))
-                           for p in policies for pl in (p.local, p.originate)),
-        route_maps=tuple(RouteMapView(rm.name, (RouteMapClause(rm.seq, True, (rm.match,) if rm.match else (),
-                                                               rm.prepend),))
-                         for p in policies for rm in (p.connected, p.export)),
-        ports=tuple(ports), loopbacks=tuple(x for x in (d.loopback4, d.loopback6) if x))
+    return routing_view(d.name, "fabric.json", r, ports, (x for x in (d.loopback4, d.loopback6) if x))
 
 
 def design_views(fabric: Fabric) -> list[BgpView]:

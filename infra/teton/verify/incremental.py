@@ -17,8 +17,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from teton import environment
+from teton.fabric.bgpview import FAMILIES
 from teton.fabric.intent import Family
-from teton.targets.bgpview import FAMILIES
 from teton.verify.model import Model
 from teton.verify.policy import DENY
 from teton.verify.solve import BATCH, INF, KERNEL, PATH_WIDTH, Down, Solution, _ranges, _Search, _search, prefix_offsets

@@ -25,11 +25,11 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
+from teton.fabric.bgpview import FAMILIES, BgpView, address_int
 from teton.fabric.intent import Family
 from teton.fabric.model import Fabric
 from teton.fabric.roles import role
 from teton.findings import Finding
-from teton.targets.bgpview import FAMILIES, BgpView, address_int
 from teton.verify.policy import DENY, MapKey, OutPolicy, PrefixTable, Prepends, evaluate, map_key, prefix_words
 from teton.verify.sessions import Session, match_sessions
 

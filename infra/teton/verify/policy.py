@@ -24,8 +24,8 @@ from functools import cache
 
 import numpy as np
 
+from teton.fabric.bgpview import PrefixListView, PrefixRule, RouteMapView, address_int
 from teton.fabric.intent import Family
-from teton.targets.bgpview import PrefixListView, PrefixRule, RouteMapView, address_int
 
 MAXLEN: dict[Family, int] = {"ipv4": 32, "ipv6": 128}
 DENY = -1

@@ -23,10 +23,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from teton.fabric.bgpview import FAMILIES
 from teton.fabric.intent import Family
 from teton.fabric.model import Fabric
 from teton.findings import Finding
-from teton.targets.bgpview import FAMILIES
 from teton.verify.expected import design_originations
 from teton.verify.model import DEFAULT, Model
 from teton.verify.policy import DENY

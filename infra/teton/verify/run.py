@@ -22,11 +22,11 @@ import numpy as np
 
 from teton import targets
 from teton.buildfolder import FABRIC_JSON, BuildFileError, BuildFolder
+from teton.fabric.bgpview import FAMILIES, BgpView
 from teton.fabric.model import Fabric
 from teton.fabric.serialize import FabricFormatError
 from teton.findings import Finding, TetonError
 from teton.targets import DeviceTarget
-from teton.targets.bgpview import FAMILIES, BgpView
 from teton.verify.expected import design_views
 from teton.verify.model import Model, build_model, same_routing
 from teton.verify.rules import Checked, check_all

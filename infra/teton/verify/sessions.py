@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from teton.fabric.bgpview import BgpPeer, BgpView
 from teton.fabric.intent import Family
 from teton.findings import Finding
-from teton.targets.bgpview import BgpPeer, BgpView
 
 
 @dataclass(frozen=True)

@@ -27,8 +27,8 @@ from types import ModuleType
 import numpy as np
 
 from teton import environment
+from teton.fabric.bgpview import FAMILIES
 from teton.fabric.intent import Family
-from teton.targets.bgpview import FAMILIES
 from teton.verify.model import Model
 from teton.verify.policy import DENY
 

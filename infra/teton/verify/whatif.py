@@ -22,10 +22,10 @@ from typing import Any
 
 import numpy as np
 
+from teton.fabric.bgpview import FAMILIES
 from teton.fabric.intent import Family
 from teton.fabric.model import Fabric
 from teton.findings import TetonError
-from teton.targets.bgpview import FAMILIES
 from teton.verify.model import Model
 from teton.verify.solve import Down, Solution, prefix_offsets
 

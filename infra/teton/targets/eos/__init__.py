@@ -14,10 +14,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from teton.catalogue.naming import PortPlace
+from teton.fabric.bgpview import BgpView
 from teton.fabric.model import Device, Fabric
 from teton.findings import Finding
 from teton.targets.base import BuildFileError, BuildFiles, DeviceTarget, DeviceView, Files, RenderContext
-from teton.targets.bgpview import BgpView
 from teton.targets.eos.avd import AvdValidationError, render_eos_config, validate_and_render
 from teton.targets.eos.bgp import read_eos_bgp
 from teton.targets.eos.readback import read_eos

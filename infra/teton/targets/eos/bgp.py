@@ -1,4 +1,4 @@
-"""An EOS structured config's BGP read back into the NOS-neutral BGP view (`teton.targets.bgpview`), edits included:
+"""An EOS structured config's BGP read back into the NOS-neutral BGP view (`teton.fabric.bgpview`), edits included:
 what `teton verify` models an Arista switch with.
 
 Read from eos_cli_config_gen's fields as EOS applies them: peer groups and neighbours (a neighbour takes its group's
@@ -16,8 +16,7 @@ import ipaddress
 from typing import Any
 
 from teton.buildfolder import device_path
-from teton.fabric.intent import Family
-from teton.targets.bgpview import (
+from teton.fabric.bgpview import (
     FAMILIES,
     BgpFamily,
     BgpPeer,
@@ -30,6 +29,7 @@ from teton.targets.bgpview import (
     password_ref,
     port_owner,
 )
+from teton.fabric.intent import Family
 
 EOS_MAXIMUM_PATHS = 1
 RELAX = "bgp bestpath as-path multipath-relax"

@@ -18,7 +18,8 @@ from teton.buildfolder import device_path
 from teton.fabric.intent import BgpTimersIntent, Family, Neighbor, PeerGroup, Routing
 from teton.findings import Finding
 from teton.secrets import referenced_secrets
-from teton.targets.base import DeviceView, LldpView, PortView, QosView, QueueView, Session
+from teton.targets.base import DeviceView, LldpView, PortView, QosView, QueueView
+from teton.targets.eos.bgp import read_eos_bgp
 
 _DSCP_LINE = re.compile(r"^([\d ]+) to traffic-class (\d+)$")
 _SIDE = {"uplinks": "up", "downlinks": "down"}
@@ -148,13 +149,10 @@ def read_eos(name: str, cfg: dict[str, Any]) -> tuple[DeviceView, list[Finding]]
     rel = device_path(name, "structured-config.json")
     interfaces = _interfaces(cfg)
     routing = _routing(cfg, interfaces)
-    view = DeviceView(name, "switch", rel, asn=routing.asn if routing else None,
-                      router_id=routing.router_id if routing else None, interfaces=interfaces, qos_file=rel,
-                      routing=routing)
+    view = DeviceView(name, "switch", rel, interfaces=interfaces, qos_file=rel, routing=routing,
+                      bgp=read_eos_bgp(name, cfg))
     if routing is not None:
         view.loopbacks = tuple(x for x in (routing.loopback4, routing.loopback6) if x)
-        view.sessions = [Session(n.address, n.remote_as, f"router_bgp.neighbors[{k}]")
-                         for k, n in enumerate(routing.neighbors)]
     view.qos, findings = _qos(cfg, rel)
     # EOS announces its hostname and each interface's name as the port id (LLDP's default interface-name subtype)
     view.lldp = LldpView(str(cfg.get("hostname") or name),

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from teton.catalogue import builtin_models
+from teton.fabric.bgpview import BgpView
 from teton.fabric.model import Device, Fabric
 from teton.findings import Finding
 from teton.targets.base import BuildFileError, BuildFiles, DeviceTarget, DeviceView, Files, RenderContext
@@ -135,6 +136,11 @@ class FbossTarget(DeviceTarget):
                     state: Any) -> tuple[DeviceView | None, list[Finding]]:
         model = builtin_models().get(device.model)
         return self.read_one(source, device, state, model.platform.get(self.nos) if model is not None else None)
+
+    def read_bgp(self, source: BuildFiles, device: Device) -> BgpView | None:
+        """None: `teton verify` does not model BGP++ yet (its policies are not FRR's route maps), as before the view
+        carried `bgp`; the cross-device checks and the twin read the view's `bgp` and `routing`."""
+        return None
 
     def read_one(self, source: BuildFiles, device: Device, state: State | None,
                  platform: str | None) -> tuple[DeviceView | None, list[Finding]]:

@@ -17,9 +17,11 @@ from __future__ import annotations
 from typing import Any
 
 from teton.buildfolder import device_path
+from teton.fabric.bgpview import PortAddress
 from teton.fabric.intent import BgpTimersIntent, Family, Neighbor, PeerGroup, Routing
 from teton.findings import Finding
-from teton.targets.base import DeviceView, LldpView, PortView, QosView, QueueView, Session
+from teton.frr.policy import routing_view
+from teton.targets.base import DeviceView, LldpView, PortView, QosView, QueueView
 from teton.targets.fboss import enums as E
 
 AGENT, BGP = "agent.conf", "bgpcpp.conf"
@@ -137,8 +139,9 @@ def read_fboss(name: str, agent: dict[str, Any], bgp: dict[str, Any] | None,
     findings: list[Finding] = []
     if bgp is not None:
         routing = _routing(bgp, sw, names, loopbacks, restart_min)
-        view.asn, view.router_id, view.routing = routing.asn, routing.router_id, routing
-        view.sessions = [Session(n.address, n.remote_as, f"peers[{k}]") for k, n in enumerate(routing.neighbors)]
+        view.routing = routing
+        ports = [PortAddress(port, cidr) for port, p in interfaces.items() for cidr in p.addresses]
+        view.bgp = routing_view(name, bgp_rel, routing, ports, loopbacks, lambda k: f"peers[{k}]")
         for k, n in enumerate(routing.neighbors):
             if not n.interface:
                 findings.append(Finding(bgp_rel, f"peers[{k}].router_port_id", f"peer {n.address}'s port is no port "

@@ -13,12 +13,12 @@ from dataclasses import replace
 from typing import Any
 
 from teton.catalogue.naming import PortPlace
+from teton.fabric.bgpview import BgpView
 from teton.fabric.intent import Buffers, Qos
 from teton.fabric.model import Device, Fabric
 from teton.fabric.neighbours import expected
 from teton.findings import Finding
 from teton.targets.base import BuildFileError, BuildFiles, DeviceTarget, DeviceView, Files, RenderContext
-from teton.targets.bgpview import BgpView
 from teton.targets.frr import render_frr
 from teton.targets.sonic.config_db import config_db, dump_config_db, lldp_port_id, neighbour_tables
 from teton.targets.sonic.management import MGMT_VRF

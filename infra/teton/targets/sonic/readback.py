@@ -8,22 +8,19 @@ from collections import defaultdict
 from typing import Any
 
 from teton.buildfolder import device_path
+from teton.fabric.bgpview import BgpView, PortAddress
 from teton.findings import Finding
-from teton.frr.conf import bgp_config
-from teton.targets.base import DeviceView, LldpView, PortView, QosView, QueueView, Session
-from teton.targets.bgpview import BgpView, PortAddress
-from teton.targets.frr_read import read_frr_bgp
+from teton.frr.conf import read_frr_bgp
+from teton.targets.base import DeviceView, LldpView, PortView, QosView, QueueView
 
 
 def read_sonic(name: str, db: dict[str, Any], frr: str) -> tuple[DeviceView, list[Finding]]:
     rel = device_path(name, "config_db.json")
     frr_rel = device_path(name, "frr.conf")
-    bgp = bgp_config(frr)
-    asn, rid = bgp.asn, bgp.router_id
-    sessions = [Session(n.address, n.remote_as, f"line {n.line}") for n in bgp.neighbors]
+    bgp = read_sonic_bgp(name, db, frr)
+    asn = bgp.asn if bgp is not None else None
     loopbacks = tuple(k.split("|", 1)[1] for k in db.get("LOOPBACK_INTERFACE", {}) if "|" in k)
-    view = DeviceView(name, "switch", frr_rel, asn=asn, router_id=rid, loopbacks=loopbacks, sessions=sessions,
-                      qos_file=rel, frr_conf=frr)
+    view = DeviceView(name, "switch", frr_rel, loopbacks=loopbacks, bgp=bgp, qos_file=rel, frr_conf=frr)
     findings = []
     meta_asn = db.get("DEVICE_METADATA", {}).get("localhost", {}).get("bgp_asn")
     if meta_asn is not None and asn is not None and str(asn) != meta_asn:

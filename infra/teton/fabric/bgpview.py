@@ -8,7 +8,7 @@ and out, default-originate, maximum-prefix), the prefix lists and route maps by 
 address family originates (connected routes through a route map, networks, aggregates) and its `maximum-paths`, and
 the addresses of the switch's ports and loopbacks (its connected routes).
 
-Each target spells it from its own files: `teton.targets.frr_read` for an FRR frr.conf (SONiC's bgpd, a plain FRR
+Each target spells it from its own files: `teton.frr.conf.read_frr_bgp` for an FRR frr.conf (SONiC's bgpd, a plain FRR
 router), `teton.targets.eos.bgp` for an EOS structured config.
 """
 
