@@ -5,7 +5,7 @@ The data is never copied into the repository.  `ReferenceData.find` looks, in th
 
 1. the folder the caller gives (a command-line option, `RenderContext.folders`);
 2. the target's environment variable (declared in `teton.environment`);
-3. `<subdir>` (sonic-yang-models, fboss, kueue) of the `shared` folder beside the repository;
+3. `<subdir>` of the `shared` folder beside the repository (`../shared/<subdir>`);
 4. the copy a setup script fetched into the user's cache (`$XDG_CACHE_HOME/teton/<subdir>`), where there is one;
 
 and raises one TetonError naming the ways to provide it when none holds it (a folder given in 1 or 2 that does not is
