@@ -18,6 +18,7 @@ from click.testing import CliRunner
 from tests.helpers import LAB, dcqcn, fboss, write_spec
 from teton.cli import main
 from teton.findings import SpecError, TetonError
+from teton.frr.policy import routing_of
 from teton.pipeline import build
 from teton.targets.fboss import enums
 from teton.targets.fboss.data import base_config, find_fboss_dir, sample_paths
@@ -174,11 +175,12 @@ def test_the_read_back_gives_the_designed_routing_and_qos(fboss_build):
     assert findings == [] and len(views) == 4 + 4 + 3     # 4 RTSWs, 4 compute RSWs, 3 storage/service RSWs
     view = next(v for v in views if v.name == RTSW)
     designed = fabric.devices[RTSW].routing
-    assert view.routing is not None and designed is not None
+    assert view.bgp is not None and designed is not None
     # all of it but what BGP++ cannot say: a connect-retry timer (the twin gives FRR the design's); every switch
     for v in views:
         d = fabric.devices[v.name].routing
-        assert v.routing == replace(d, timers=replace(d.timers, connect_retry=None)), v.name
+        assert v.bgp is not None, v.name
+        assert routing_of(v.bgp) == replace(d, timers=replace(d.timers, connect_retry=None)), v.name
     assert view.qos is not None and view.qos.lossless == (3,) and view.qos.dscp_to_tc[26] == 3
     assert view.interfaces["eth2/1/1"].addresses == ("10.64.0.0/31", "fd00:1::2/127")
     assert view.loopbacks == ("10.0.0.6/32", "fd00:0:0:1::7/128")
@@ -305,7 +307,7 @@ def test_a_config_the_walk_refuses_keeps_its_other_findings(state):
 def test_read_back_of_a_switch_without_bgp(fboss_build):
     agent = _json(fboss_build, RTSW, "agent.conf")
     view, found = read_fboss(RTSW, agent, None, 0)
-    assert found == [] and view.routing is None and view.bgp is None and view.qos is not None
+    assert found == [] and view.bgp is None and view.qos is not None
 
 
 def test_diff_against_the_sonic_spelling_lists_each_switchs_files_and_keeps_every_session(tmp_path, fboss_dir):

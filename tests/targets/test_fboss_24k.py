@@ -38,4 +38,4 @@ def test_the_24k_reference_with_fboss_rack_switches_renders_and_reads_back_clean
     sample = fabric.devices[devices[0].name], fabric.devices[devices[-1].name]
     for d in sample:
         view, found = target.read_one(source, d, None, fabric.models[d.model].platform["fboss"])
-        assert found == [] and view is not None and view.routing is not None
+        assert found == [] and view is not None and view.bgp is not None

@@ -13,6 +13,7 @@ from click.testing import CliRunner
 from tests.helpers import LAB, write_spec
 from teton.cli import main
 from teton.fabric.serialize import load_fabric
+from teton.frr.policy import routing_of
 from teton.pipeline import build, load_and_design
 from teton.targets import BuildFiles
 from teton.targets.eos.readback import read_eos
@@ -59,7 +60,7 @@ def test_what_eos_reads_back_is_the_design_for_every_switch(eos_racks):
     for d in eos:
         view, findings = read_eos(d.name, source.json(f"devices/{d.name}/structured-config.json"))
         assert findings == []
-        assert view.routing == _without_connect_retry(d.routing), d.name
+        assert view.bgp is not None and routing_of(view.bgp) == _without_connect_retry(d.routing), d.name
 
 
 def test_management_vrf_is_honoured(eos_racks):
@@ -132,7 +133,7 @@ def test_a_drained_switch_prepends_its_asn_on_both_noses(tmp_path, lab_data):
     assert " set as-path prepend 4201001001 4201001001 4201001001" in frr
     assert "prepend" not in (out / "devices/z01-r002-rtsw/frr.conf").read_text()
     view, _ = read_eos("z01-ctsw01", json.loads((out / "devices/z01-ctsw01/structured-config.json").read_text()))
-    assert view.routing is not None and view.routing.drain_prepend == 3
+    assert view.bgp is not None and routing_of(view.bgp).drain_prepend == 3
 
 
 def test_draining_a_switch_the_fabric_does_not_have_is_an_error(tmp_path, lab_data):

@@ -4,12 +4,15 @@ model from (`teton.verify`).
 Unlike the routing intent (`teton.fabric.intent.Routing`, which a read-back can give only when the files are as teton
 wrote them), this view keeps what the files really say, edits included: every neighbour with its peer group's settings
 folded in (remote ASN, address families it is activated in, password by secret reference, passive, the route maps in
-and out, default-originate, maximum-prefix), the prefix lists and route maps by name with every clause, what each
-address family originates (connected routes through a route map, networks, aggregates) and its `maximum-paths`, and
-the addresses of the switch's ports and loopbacks (its connected routes).
+and out, default-originate, maximum-prefix and its restart, timers, BFD, the side of the fabric the neighbour is on
+where the files say it, the description), the startup hold, the prefix lists and route maps by name with every
+clause, what each address family originates (connected routes through a route map, networks, aggregates) and its
+`maximum-paths`, and the addresses of the switch's ports and loopbacks (its connected routes).
 
 Each target spells it from its own files: `teton.frr.conf.read_frr_bgp` for an FRR frr.conf (SONiC's bgpd, a plain FRR
-router), `teton.targets.eos.bgp` for an EOS structured config.
+router), `teton.targets.eos.bgp` for an EOS structured config, `teton.targets.fboss.readback` for BGP++'s config.
+It is the one shape every reader of a switch's BGP takes: `teton verify`'s model, and the twin and drift, which run the
+FRR spelling of the routing it carries (`teton.frr.policy.routing_of`) for a NOS that cannot run here.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ import socket
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from teton.fabric.intent import Family
+from teton.fabric.intent import BgpTimersIntent, Direction, Family
 from teton.secrets import referenced_secrets
 
 FAMILIES: tuple[Family, ...] = ("ipv4", "ipv6")
@@ -78,6 +81,11 @@ class BgpPeer:
     route_map_out: tuple[tuple[Family, str], ...] = ()
     default_originate: tuple[Family, ...] = ()
     maximum_prefix: int | None = None
+    maximum_prefix_restart_min: int = 0    # a session the limit tore down comes back after this (0: never)
+    timers: BgpTimersIntent | None = None  # keepalive, hold and connect-retry (None: the NOS's defaults)
+    bfd: bool = False
+    side: Direction | None = None          # where the neighbour is ("up": an uplink), where the files say
+    description: str = ""
     local_port: str = ""                   # the port whose subnet holds `address` ("" if none)
     local_address: str = ""                # this switch's address on that port
     where: str = ""                        # where it is configured (a line, a JSON path)
@@ -123,6 +131,7 @@ class BgpView:
     route_maps: tuple[RouteMapView, ...]
     ports: tuple[PortAddress, ...]
     loopbacks: tuple[str, ...]             # with prefix lengths
+    startup_hold_s: int = 0                # after a (re)start, updates wait for the peers (at most this long)
     problems: tuple[str, ...] = ()         # what could not be read ("line 12: ..."), for verify to report
 
     def family(self, family: Family) -> BgpFamily | None:

@@ -48,7 +48,7 @@ from teton.fabric.bgpview import (
     password_ref,
     port_owner,
 )
-from teton.fabric.intent import Family
+from teton.fabric.intent import BgpTimersIntent, Family
 
 DAEMONS = ("zebra", "bgpd")
 """The daemons teton runs FRR with (the twin's switches), in start order."""
@@ -185,6 +185,11 @@ class _Neighbor:
     map_out: dict[Family, str] = field(default_factory=dict)
     default: dict[Family, bool] = field(default_factory=dict)
     max_prefix: int | None = None
+    restart: int | None = None
+    timers: tuple[int, int] | None = None
+    connect: int | None = None
+    bfd: bool | None = None
+    description: str | None = None
     line: int = 0
 
 
@@ -218,6 +223,7 @@ def read_frr_bgp(name: str, file: str, text: str, ports: Iterable[PortAddress],
     rid: str | None = None
     relax = False
     default_v4 = True
+    settings: dict[str, int] = {}             # `timers bgp K H` and `update-delay S` of the instance
     block: str | None = None                  # "rmap", "bgp", "af"
     current: tuple[str, bool, int, list[str], list[int], list[str]] | None = None   # the route-map clause being read
     af: Family | None = None
@@ -275,13 +281,13 @@ def read_frr_bgp(name: str, file: str, text: str, ports: Iterable[PortAddress],
                 block, af = "bgp", None
                 continue
             if block == "bgp":
-                rid, relax, default_v4 = _bgp_line(words, n, peers, groups, rid, relax, default_v4)
+                rid, relax, default_v4 = _bgp_line(words, n, peers, groups, rid, relax, default_v4, settings)
             elif af is not None:
                 _af_line(words, n, af, fams[af], peers, problems)
     close_clause()
     if asn is None:
         return None
-    out_peers = _fold(peers, groups, default_v4, list(ports))
+    out_peers = _fold(peers, groups, default_v4, list(ports), settings)
     return BgpView(
         name=name, file=file, asn=asn, router_id=rid, multipath_relax=relax, peers=out_peers,
         families=tuple(BgpFamily(f, x.connected, x.connected_map, tuple(x.networks), tuple(x.aggregates),
@@ -289,12 +295,17 @@ def read_frr_bgp(name: str, file: str, text: str, ports: Iterable[PortAddress],
         prefix_lists=tuple(PrefixListView(pl, fam, tuple(sorted(rules, key=lambda r: r.seq)))
                            for (fam, pl), rules in sorted(plists.items())),
         route_maps=tuple(RouteMapView(rm, tuple(sorted(c, key=lambda x: x.seq))) for rm, c in sorted(rmaps.items())),
-        ports=tuple(ports), loopbacks=tuple(loopbacks), problems=tuple(problems))
+        ports=tuple(ports), loopbacks=tuple(loopbacks), startup_hold_s=settings.get("update-delay", 0),
+        problems=tuple(problems))
 
 
 def _bgp_line(words: list[str], n: int, peers: dict[str, _Neighbor], groups: set[str], rid: str | None,
-              relax: bool, default_v4: bool) -> tuple[str | None, bool, bool]:
-    if words[:2] == ["bgp", "router-id"] and len(words) == 3:
+              relax: bool, default_v4: bool, settings: dict[str, int]) -> tuple[str | None, bool, bool]:
+    if words[:2] == ["timers", "bgp"] and len(words) == 4 and words[2].isdigit() and words[3].isdigit():
+        settings["keepalive"], settings["hold"] = int(words[2]), int(words[3])
+    elif words[0] == "update-delay" and len(words) >= 2 and words[1].isdigit():
+        settings["update-delay"] = int(words[1])
+    elif words[:2] == ["bgp", "router-id"] and len(words) == 3:
         rid = words[2]
     elif words == ["bgp", "bestpath", "as-path", "multipath-relax"]:
         relax = True
@@ -315,6 +326,14 @@ def _bgp_line(words: list[str], n: int, peers: dict[str, _Neighbor], groups: set
             p.passive = True
         elif what == "shutdown":
             p.shutdown = True
+        elif what == "bfd" and not rest:
+            p.bfd = True
+        elif what == "description" and rest:
+            p.description = " ".join(rest)
+        elif what == "timers" and rest[:1] == ["connect"] and len(rest) == 2 and rest[1].isdigit():
+            p.connect = int(rest[1])
+        elif what == "timers" and len(rest) == 2 and rest[0].isdigit() and rest[1].isdigit():
+            p.timers = (int(rest[0]), int(rest[1]))
     return rid, relax, default_v4
 
 
@@ -331,6 +350,8 @@ def _af_line(words: list[str], n: int, af: Family, fam: _Family, peers: dict[str
             p.default[af] = True
         elif what == "maximum-prefix" and rest and rest[0].isdigit():
             p.max_prefix = int(rest[0])
+            if len(rest) == 3 and rest[1] == "restart" and rest[2].isdigit():
+                p.restart = int(rest[2])
     elif words[:2] == ["redistribute", "connected"]:
         fam.connected = True
         fam.connected_map = words[3] if len(words) == 4 and words[2] == "route-map" else None
@@ -344,9 +365,10 @@ def _af_line(words: list[str], n: int, af: Family, fam: _Family, peers: dict[str
         problems.append(f"line {n}: {' '.join(words)!r} not understood")
 
 
-def _fold(peers: dict[str, _Neighbor], groups: set[str], default_v4: bool,
-          ports: list[PortAddress]) -> tuple[BgpPeer, ...]:
-    """Every neighbour with its group's settings where it sets none, and its local port and address."""
+def _fold(peers: dict[str, _Neighbor], groups: set[str], default_v4: bool, ports: list[PortAddress],
+          settings: dict[str, int]) -> tuple[BgpPeer, ...]:
+    """Every neighbour with its group's settings where it sets none (the instance's timers where neither does), and
+    its local port and address."""
     local_of = port_owner(ports)
     out = []
     for address in sorted(a for a in peers if a not in groups and _is_address(a)):
@@ -367,6 +389,10 @@ def _fold(peers: dict[str, _Neighbor], groups: set[str], default_v4: bool,
         port, local = local_of(address)
         remote = pick(me.remote_as, g.remote_as)
         maximum = pick(me.max_prefix, g.max_prefix)
+        restart = pick(me.restart, g.restart)
+        kh = me.timers or g.timers or ((settings["keepalive"], settings["hold"]) if "keepalive" in settings else None)
+        connect = me.connect if me.connect is not None else g.connect
+        timers = None if kh is None else BgpTimersIntent(kh[0], kh[1], connect)
         out.append(BgpPeer(
             address=address, remote_as=remote if isinstance(remote, int) else None, group=me.group,
             families=tuple(fams), password=password_ref(me.password or g.password),
@@ -375,5 +401,7 @@ def _fold(peers: dict[str, _Neighbor], groups: set[str], default_v4: bool,
             route_map_out=tuple(sorted({**g.map_out, **me.map_out}.items())),
             default_originate=tuple(sorted(f for f, on in {**g.default, **me.default}.items() if on)),
             maximum_prefix=maximum if isinstance(maximum, int) else None,
+            maximum_prefix_restart_min=restart if isinstance(restart, int) else 0, timers=timers,
+            bfd=bool(pick(me.bfd, g.bfd)), description=str(pick(me.description, g.description) or ""),
             local_port=port, local_address=local, where=f"line {me.line}"))
     return tuple(out)

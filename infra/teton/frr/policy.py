@@ -26,7 +26,7 @@ from teton.fabric.bgpview import (
     RouteMapView,
     password_ref,
 )
-from teton.fabric.intent import Family, Routing
+from teton.fabric.intent import BgpTimersIntent, Direction, Family, Neighbor, PeerGroup, Routing
 from teton.secrets import secret_ref
 
 TAG: dict[Family, str] = {"ipv4": "V4", "ipv6": "V6"}
@@ -106,7 +106,9 @@ def routing_view(name: str, file: str, r: Routing, ports: Iterable[PortAddress],
         peers.append(BgpPeer(
             address=n.address, remote_as=n.remote_as, group=n.group, families=(n.family,), password=password,
             passive=bool(g and g.passive), shutdown=False, route_map_out=((n.family, export[n.family]),),
-            default_originate=default, maximum_prefix=r.maximum_prefixes, local_port=n.interface,
+            default_originate=default, maximum_prefix=r.maximum_prefixes,
+            maximum_prefix_restart_min=r.maximum_prefix_restart_min, timers=r.timers, bfd=r.bfd,
+            side=g.direction if g is not None else None, description=n.peer, local_port=n.interface,
             local_address=n.local_address, where=where(k)))
     families = []
     for p in policies:
@@ -122,4 +124,51 @@ def routing_view(name: str, file: str, r: Routing, ports: Iterable[PortAddress],
         route_maps=tuple(RouteMapView(rm.name, (RouteMapClause(rm.seq, True, (rm.match,) if rm.match else (),
                                                                rm.prepend),))
                          for p in policies for rm in (p.connected, p.export)),
-        ports=tuple(ports), loopbacks=tuple(loopbacks))
+        ports=tuple(ports), loopbacks=tuple(loopbacks), startup_hold_s=r.startup_hold_s)
+
+
+DEFAULT_TIMERS = BgpTimersIntent(3, 9, None)   # `frr defaults datacenter`'s keepalive and hold, where a view has none
+
+
+def routing_of(view: BgpView) -> Routing:
+    """The routing intent a BGP view carries: `routing_view`'s inverse, for a switch whose NOS cannot run here (the
+    twin and drift run its FRR spelling, `teton.targets.frr`).  Read as this layout writes it: peer groups from the
+    peers' groups (the side the files give, else a passive group faces down), the neighbours in the order of the
+    switch's ports (IPv4 first on a port), timers, BFD, the password's secret, the maximum-prefix limit and restart
+    from the peers, the aggregates and ECMP width from the address families, the first loopback of each family, and
+    from the route maps applied outbound whether the switch filters what it sends (a rack switch) or not (transit)
+    and how often it prepends its ASN (a drained switch)."""
+    port_order: dict[str, int] = {}
+    for k, port in enumerate(view.ports):
+        port_order.setdefault(port.port, k)
+    peers = sorted(view.peers, key=lambda p: (port_order.get(p.local_port, len(port_order)), ":" in p.address,
+                                              p.address))
+    groups: dict[str, PeerGroup] = {}
+    neighbors = []
+    for p in peers:
+        family: Family = p.families[0] if p.families else ("ipv6" if ":" in p.address else "ipv4")
+        if p.group and p.group not in groups:
+            side: Direction = p.side or ("down" if p.passive else "up")
+            groups[p.group] = PeerGroup(p.group, family, side, p.passive)
+        neighbors.append(Neighbor(p.address, family, p.remote_as or 0, p.group, p.local_port, p.local_address,
+                                  p.description))
+    maps = {name for p in view.peers for _, name in p.route_map_out}
+    export = [c for rm in view.route_maps if rm.name in maps for c in rm.clauses]
+    secrets = sorted({p.password for p in view.peers if p.password and not p.password.startswith("plaintext:")})
+    aggregates = [a for f in view.families for a, _ in f.aggregates]
+    first = view.peers[0] if view.peers else None
+    return Routing(
+        asn=view.asn, router_id=view.router_id or "",
+        groups=tuple(sorted(groups.values(), key=lambda g: (g.direction != "up", g.name))),
+        neighbors=tuple(neighbors),
+        maximum_paths=max((f.maximum_paths for f in view.families), default=1),
+        timers=next((p.timers for p in view.peers if p.timers is not None), DEFAULT_TIMERS),
+        bfd=any(p.bfd for p in view.peers), password_secret=secrets[0] if secrets else None,
+        loopback4=next((lo for lo in view.loopbacks if ":" not in lo), None),
+        loopback6=next((lo for lo in view.loopbacks if ":" in lo), None),
+        aggregates4=tuple(a for a in aggregates if ":" not in a), aggregates6=tuple(a for a in aggregates if ":" in a),
+        transit=not any(c.match for c in export),
+        maximum_prefixes=max((p.maximum_prefix or 0 for p in view.peers), default=0),
+        maximum_prefix_restart_min=first.maximum_prefix_restart_min if first is not None else 0,
+        startup_hold_s=view.startup_hold_s, drain_prepend=max((len(c.prepend) for c in export), default=0),
+        default_originate=any(p.default_originate for p in view.peers))

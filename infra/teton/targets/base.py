@@ -23,7 +23,6 @@ from teton.buildfolder import BuildFileError as BuildFileError  # re-exported: w
 from teton.buildfolder import BuildFolder, device_dir, device_path
 from teton.catalogue.naming import LldpPortId, PortNaming
 from teton.fabric.bgpview import BgpView, PortAddress
-from teton.fabric.intent import Routing
 from teton.fabric.model import Device, Fabric
 from teton.findings import Finding
 from teton.frr.conf import read_frr_bgp
@@ -115,7 +114,6 @@ class DeviceView:
     bgp: BgpView | None = None        # its BGP in no vendor's terms (None: it runs none), the NOS's one BGP reader's
     qos: QosView | None = None
     qos_file: str = ""                # the file its interfaces and QoS were read from
-    routing: Routing | None = None    # the whole routing intent, where the target reads it back completely
     frr_conf: str | None = None       # the device's own FRR configuration, where it runs FRR (SONiC's bgpd)
     lldp: LldpView | None = None      # what it announces over LLDP, where its files say
 

@@ -3,12 +3,12 @@ hosts, storage servers, service hosts, links), and nothing else.
 
 The twin deploys artifacts, never the spec.  Every target reads its own files back (`teton.targets`): a SONiC switch
 runs its rendered `frr.conf` unchanged with the addresses of its `config_db.json`; a switch whose NOS cannot run here
-(EOS) runs the FRR spelling (`teton.targets.frr`) of the routing read back from its structured config.  A server is
-the union of what the targets read back about it: a GPU host's rails from `hosts/backend.json`, each source-routed to
-its own rack switch port (one rail per NIC); every server's front-end NICs from its Ansible host variables
-(`teton_frontend`, what the host_nics role configures), with one ECMP default route over them.  What each node
-announces over LLDP (`teton twin lldp`) is its target's `LldpView` of its files.  Links and expectations come from
-the build's `fabric.json`.
+(EOS, FBOSS) runs the FRR spelling (`teton.targets.frr`) of the routing its BGP view carries (the target's one BGP
+reader, `teton.frr.policy.routing_of`).  A server is the union of what the targets read back about it: a GPU host's
+rails from `hosts/backend.json`, each source-routed to its own rack switch port (one rail per NIC); every server's
+front-end NICs from its Ansible host variables (`teton_frontend`, what the host_nics role configures), with one ECMP
+default route over them.  What each node announces over LLDP (`teton twin lldp`) is its target's `LldpView` of its
+files.  Links and expectations come from the build's `fabric.json`.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from teton.expect import FRONTEND_NICS, ROUTED, TIER
 from teton.fabric.model import Fabric
 from teton.fabric.roles import link_kinds
 from teton.findings import Finding, SpecError, TetonError
+from teton.frr.policy import routing_of
 from teton.targets import DeviceView, RenderContext
 from teton.targets.frr import render_frr
 from teton.twin.plan import TwinInterface, TwinLink, TwinNode, TwinPlan
@@ -85,10 +86,10 @@ def _switch(view: DeviceView, fabric: Fabric) -> tuple[TwinNode, SwitchOrigin]:
     if view.frr_conf is not None:
         return (TwinNode(name=view.name, kind="switch", interfaces=tuple(interfaces), frr_conf=view.frr_conf,
                          **lldp), SwitchOrigin(as_frr=False))
-    if view.routing is None:
+    if view.bgp is None:
         raise SpecError([Finding(view.file, "", "no routing could be read back, so the twin cannot run it",
                                  rule="twin")])
-    routing = view.routing
+    routing = routing_of(view.bgp)
     designed = fabric.devices[view.name].routing
     if routing.timers.connect_retry is None and designed is not None:
         # the NOS keeps its own connect-retry timer; FRR gets the design's, so that sessions come back as fast

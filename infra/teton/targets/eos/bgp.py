@@ -6,8 +6,14 @@ remote-as, password, passive, shutdown, maximum-routes and default-originate unl
 families that activate them and the route maps they apply (`route_map_in`/`route_map_out`, per group or per
 neighbour), `bgp.default.ipv4_unicast` (EOS activates IPv4 neighbours in IPv4 unicast unless it is false), connected
 routes redistributed (`redistribute.connected` or `redistribute_routes`), networks, aggregates (summary-only),
-`maximum_paths.paths` (EOS's default: 1), `bgp bestpath as-path multipath-relax` among `bgp_defaults`, the prefix
-lists and route maps by name, the ports' addresses (a port with `shutdown: true` is down) and Loopback0.
+`maximum_paths.paths` (EOS's default: 1), `bgp bestpath as-path multipath-relax` and `bgp convergence time` (the
+startup hold) among `bgp_defaults`, timers ("keepalive hold"; EOS has no per-peer connect-retry timer), BFD, the side
+a group faces (`metadata.type`: uplinks or downlinks), the maximum-routes restart (`neighbor G idle-restart-timer S`
+in `eos_cli`: pyavd has no key for it), the prefix lists and route maps by name, the ports' addresses (a port with
+`shutdown: true` is down) and Loopback0.
+
+This is the EOS target's one reader of `router_bgp`: `teton verify` models the switch with this view, and the twin
+and drift run the FRR spelling of the routing it carries (`teton.frr.policy.routing_of`).
 """
 
 from __future__ import annotations
@@ -29,10 +35,29 @@ from teton.fabric.bgpview import (
     password_ref,
     port_owner,
 )
-from teton.fabric.intent import Family
+from teton.fabric.intent import BgpTimersIntent, Direction, Family
 
 EOS_MAXIMUM_PATHS = 1
 RELAX = "bgp bestpath as-path multipath-relax"
+CONVERGENCE = "bgp convergence time "
+_SIDE: dict[str, Direction] = {"uplinks": "up", "downlinks": "down"}
+
+
+def _timers(value: Any) -> BgpTimersIntent | None:
+    words = str(value).split() if value is not None else []
+    if len(words) != 2 or not all(w.isdigit() for w in words):
+        return None
+    return BgpTimersIntent(int(words[0]), int(words[1]), None)
+
+
+def _idle_restart(eos_cli: Any) -> dict[str, int]:
+    """`neighbor <group or address> idle-restart-timer <seconds>` lines of `eos_cli`, by group or address."""
+    out = {}
+    for line in str(eos_cli or "").splitlines():
+        words = line.split()
+        if len(words) == 4 and words[0] == "neighbor" and words[2] == "idle-restart-timer" and words[3].isdigit():
+            out[words[1]] = int(words[3])
+    return out
 
 
 def _ports(cfg: dict[str, Any]) -> tuple[list[PortAddress], list[str]]:
@@ -116,6 +141,7 @@ def read_eos_bgp(name: str, cfg: dict[str, Any]) -> BgpView | None:
                      if (":" in a["prefix"]) == (fam == "ipv6"))
         families.append(BgpFamily(fam, connected, cmap, tuple(n["prefix"] for n in af.get("networks", [])), aggs,
                                   int((bgp.get("maximum_paths") or {}).get("paths", EOS_MAXIMUM_PATHS))))
+    restart_s = _idle_restart(bgp.get("eos_cli"))
     peers = []
     for k, n in enumerate(bgp.get("neighbors", [])):
         address = n["ip_address"]
@@ -147,10 +173,15 @@ def read_eos_bgp(name: str, cfg: dict[str, Any]) -> BgpView | None:
             route_map_in=tuple(maps_in), route_map_out=tuple(maps_out),
             default_originate=tuple(fams) if default.get("enabled", bool(default)) else (),
             maximum_prefix=int(get("maximum_routes")) if get("maximum_routes") is not None else None,
+            maximum_prefix_restart_min=restart_s.get(address, restart_s.get(n.get("peer_group", ""), 0)) // 60,
+            timers=_timers(get("timers")), bfd=bool(get("bfd")),
+            side=_SIDE.get(str((get("metadata") or {}).get("type", ""))), description=str(n.get("description", "")),
             local_port=port, local_address=local, where=f"router_bgp.neighbors[{k}]"))
     return BgpView(
         name=name, file=device_path(name, "structured-config.json"), asn=int(bgp["as"]),
         router_id=bgp.get("router_id"), multipath_relax=RELAX in bgp.get("bgp_defaults", []),
         peers=tuple(sorted(peers, key=lambda p: p.address)), families=tuple(families),
         prefix_lists=tuple(_prefix_lists(cfg)), route_maps=tuple(_route_maps(cfg)), ports=tuple(ports),
-        loopbacks=tuple(loopbacks))
+        loopbacks=tuple(loopbacks),
+        startup_hold_s=next((int(x.removeprefix(CONVERGENCE)) for x in bgp.get("bgp_defaults", [])
+                             if x.startswith(CONVERGENCE) and x.removeprefix(CONVERGENCE).isdigit()), 0))

@@ -5,11 +5,13 @@ bgpcpp.conf for the routing BGP++ runs, completely enough that the twin runs its
 - QoS: the data plane's default QoS policy (DSCP -> traffic class -> queue), the PFC priorities (those whose PG is a
   lossless one, with headroom), every queue of every cabled port from its queue config (strict or deficit round robin
   with its weight, the ECN thresholds of an `aqms` entry);
-- routing: the peer groups (family from the disabled AFI, side from `peer_tag`, `is_passive`), every peer (its port
-  from `router_port_id`), timers, the maximum-prefix limit, the originated networks (the loopback and the aggregates),
-  whether EXPORT filters (a rack switch) or not (transit), its prepend, the startup hold (`eor_time_s`), the multipath
-  width (agent.conf's `switchSettings.ecmpWidth`).  BGP++ has no connect-retry timer (read back as None, as EOS's)
-  and no maximum-prefix restart: the view keeps the design's minutes for the latter, so the twin's FRR runs it.
+- BGP (the target's one reader of bgpcpp.conf, into the NOS-neutral view through the routing intent it spells,
+  `teton.frr.policy.routing_view`): the peer groups (family from the disabled AFI, side from `peer_tag`,
+  `is_passive`), every peer (its port from `router_port_id`), timers, the maximum-prefix limit, the originated
+  networks (the loopback and the aggregates), whether EXPORT filters (a rack switch) or not (transit), its prepend,
+  the startup hold (`eor_time_s`), the multipath width (agent.conf's `switchSettings.ecmpWidth`).  BGP++ has no
+  connect-retry timer (read back as None, as EOS's) and no maximum-prefix restart: the view keeps the design's
+  minutes for the latter, so the twin's FRR runs it.
 """
 
 from __future__ import annotations
@@ -139,7 +141,6 @@ def read_fboss(name: str, agent: dict[str, Any], bgp: dict[str, Any] | None,
     findings: list[Finding] = []
     if bgp is not None:
         routing = _routing(bgp, sw, names, loopbacks, restart_min)
-        view.routing = routing
         ports = [PortAddress(port, cidr) for port, p in interfaces.items() for cidr in p.addresses]
         view.bgp = routing_view(name, bgp_rel, routing, ports, loopbacks, lambda k: f"peers[{k}]")
         for k, n in enumerate(routing.neighbors):
