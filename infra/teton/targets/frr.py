@@ -50,12 +50,9 @@ def frr_context(hostname: str, r: Routing) -> dict[str, Any]:
                   "description": token(n.peer, hostname, f"neighbor {n.address} peer", "frr.conf"), "group": n.group}
                  for n in r.neighbors]
     prefix_lists.sort(key=lambda p: (p["afi"] != "ip", p["name"], p["seq"]))
-    bgp = {"asn": r.asn, "router_id": r.router_id, "keepalive": r.timers.keepalive, "hold": r.timers.hold,
-           "connect_retry": r.timers.connect_retry, "bfd": r.bfd, "maximum_paths": r.maximum_paths,
-           "maximum_prefixes": r.maximum_prefixes, "maximum_prefix_restart": r.maximum_prefix_restart_min,
-           "startup_hold": r.startup_hold_s,
-           "password": secret_ref(r.password_secret) if r.password_secret else None}
-    return {"hostname": hostname, "bgp": bgp, "prefix_lists": prefix_lists, "route_maps": route_maps,
+    # the intent's own numbers go to the template as they are (`routing`): a new session setting is one template line
+    bgp = {"password": secret_ref(r.password_secret) if r.password_secret else None}
+    return {"hostname": hostname, "routing": r, "bgp": bgp, "prefix_lists": prefix_lists, "route_maps": route_maps,
             "groups": groups, "neighbors": neighbors, "afs": afs}
 
 
