@@ -61,11 +61,11 @@ cluster = Cluster(
         ),
     ),
     storage=[
-        StorageRacks(role="tectonic", racks=1, servers_per_rack=4, drives_per_server=16, shares=[
+        StorageRacks(role="tectonic", racks=1, servers_per_rack=4, drives_per_server=16, client_gbps=10, shares=[
             Share(name="checkpoints", path="/checkpoints", mount_point="/mnt/tectonic",
                   options=["allow_other", "default_permissions"]),
         ]),
-        StorageRacks(role="hammerspace", racks=1, servers_per_rack=2, drives_per_server=16, shares=[
+        StorageRacks(role="hammerspace", racks=1, servers_per_rack=2, drives_per_server=16, client_gbps=10, shares=[
             Share(name="checkpoints", path="/checkpoints", mount_point="/mnt/checkpoints"),
             Share(name="datasets", path="/datasets", mount_point="/mnt/datasets",
                   options=["vers=4.2", "nconnect=16", "hard", "ro"]),

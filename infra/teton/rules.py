@@ -134,6 +134,12 @@ RULES: tuple[Rule, ...] = (
     _r("storage-share", "error", "spec",
        "A storage share or mount is inconsistent: named twice, mounted twice, or mounting an export or namespace no "
        "storage group serves."),
+    _r("storage-load", "both", "spec",
+       "A storage group's servers cannot hold the load its clients draw (each server's share of the hosts that mount "
+       "it, times `client_gbps`, above its front-end NICs); a warning where the spec states no load per client."),
+    _r("tectonic-client", "both", "spec",
+       "A Tectonic share is mounted by hosts but no Tectonic client is named, so no mount is rendered (a warning: "
+       "Meta has not published the client); a client named on a Hammerspace group (an error)."),
     _r("services", "error", "spec",
        "Service hosts are wrong: declared without a front end, named twice, or the scheduler's controller is no "
        "slurm-controller service host."),

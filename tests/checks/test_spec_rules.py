@@ -13,7 +13,9 @@ def _rules(findings) -> list[tuple[str, str]]:
 
 
 def test_lab_passes_every_spec_rule(lab_cluster):
-    assert [f for rule in spec_rules.SPEC_RULES for f in rule(lab_cluster, "lab.yaml")] == []
+    # but one warning: the lab names no Tectonic client (Meta has not published one), so nothing mounts Tectonic
+    found = [f for rule in spec_rules.SPEC_RULES for f in rule(lab_cluster, "lab.yaml")]
+    assert [(f.rule, f.severity) for f in found] == [("tectonic-client", "warning")]
 
 
 def test_unknown_model_is_named(lab_data):

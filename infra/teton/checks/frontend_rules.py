@@ -4,6 +4,11 @@
   Tectonic namespace), no two shares a host mounts share a mount point, and a share names its group's protocol;
 - services: service hosts need a front end (their only network), unique names, and the scheduler's controller is the
   slurm-controller service host when the spec has one;
+- storage-load: the servers of a storage group hold their clients' share of the load the spec states (each server
+  takes ceil(clients / servers) of the hosts that mount the group's shares, each drawing `client_gbps`, against its
+  front-end NICs), or a warning where the spec states none;
+- tectonic-client: a Tectonic share some hosts mount has no client named (Meta has not published Tectonic's FUSE
+  client): no mount is rendered for it, and a client on a Hammerspace group is refused;
 - frontend-edge: a default route from the spines needs spines;
 - host-nic-unknown: a NIC the build names has no PCI address in the host platform's catalogue, so no .link file
   names it (warning: the host keeps the kernel's name and the .network file never matches).
@@ -11,10 +16,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 
 from teton.catalogue.hosts import host_platforms
 from teton.design.hostplan import SERVICE_PLATFORM
+from teton.design.roce import hosts_in_rack
 from teton.findings import Finding
 from teton.spec.model import Cluster, RoceBackend
 
@@ -48,6 +54,47 @@ def storage_shares(c: Cluster, file: str) -> Iterator[Finding]:
         known = ", ".join(sorted(namespaces)) or "none: no tectonic group has shares"
         yield Finding(file, "hosts.storage_client.tectonic.namespace", f"Tectonic namespace {t.namespace!r} is "
                       f"served by no storage group (the tectonic shares: {known})", rule="storage-share")
+
+
+def _clients(c: Cluster, kinds: Collection[str]) -> int:
+    """How many hosts of `kinds` (gpu, service) the cluster has."""
+    gpu = sum(hosts_in_rack(c, z, r) for z in range(1, c.zones + 1) for r in range(1, c.racks_per_zone + 1))
+    return (gpu if "gpu" in kinds else 0) + (len(c.services) if "service" in kinds else 0)
+
+
+def storage_load(c: Cluster, file: str) -> Iterator[Finding]:
+    for i, g in enumerate(c.storage):
+        kinds = {k for sh in g.shares for k in sh.mounted_by}
+        clients = _clients(c, kinds)
+        if not clients:
+            continue
+        servers = g.racks * g.servers_per_rack
+        per_server = -(-clients // servers)
+        capacity = g.nics_per_server * g.nic_gbps
+        if g.client_gbps is None:
+            yield Finding(file, f"storage[{i}].client_gbps", f"{clients} hosts mount this group's shares, "
+                          f"{per_server} per server, and the spec states no load per client: nothing checks that "
+                          f"{g.nics_per_server}x{g.nic_gbps}G per server holds them", rule="storage-load",
+                          severity="warning")
+        elif per_server * g.client_gbps > capacity:
+            most = int(capacity // g.client_gbps)
+            yield Finding(file, f"storage[{i}].client_gbps", f"each server takes {per_server} of the {clients} hosts "
+                          f"that mount this group's shares: {per_server} x {g.client_gbps:g} Gb/s = "
+                          f"{per_server * g.client_gbps:g} Gb/s, over its {g.nics_per_server}x{g.nic_gbps}G front end; "
+                          f"{-(-clients // max(most, 1))} servers (or more NICs per server) would hold them",
+                          rule="storage-load")
+
+
+def tectonic_client(c: Cluster, file: str) -> Iterator[Finding]:
+    for i, g in enumerate(c.storage):
+        if g.role != "tectonic" and g.client is not None:
+            yield Finding(file, f"storage[{i}].client", "only a tectonic group has a Tectonic client (a "
+                          f"{g.role} group is mounted over NFS)", rule="tectonic-client")
+        elif g.role == "tectonic" and g.client is None and any(sh.mounted_by for sh in g.shares):
+            yield Finding(file, f"storage[{i}].client", f"no Tectonic client is named, so the share(s) "
+                          f"{', '.join(sh.name for sh in g.shares)} are not mounted: Meta has not published "
+                          "Tectonic's FUSE client; name the site's as {package, endpoints}", rule="tectonic-client",
+                          severity="warning")
 
 
 def service_hosts(c: Cluster, file: str) -> Iterator[Finding]:
@@ -94,4 +141,4 @@ def host_nic_unknown(c: Cluster, file: str) -> Iterator[Finding]:
 
 
 FRONTEND_RULES: tuple[Callable[[Cluster, str], Iterator[Finding]], ...] = (
-    storage_shares, service_hosts, frontend_edge, host_nic_unknown)
+    storage_shares, storage_load, tectonic_client, service_hosts, frontend_edge, host_nic_unknown)

@@ -142,17 +142,24 @@ def _mounts(cluster: Cluster,
     servers = _group_servers(devices)
     tectonic: list[TectonicMountPlan] = []
     nfs: list[NfsMountPlan] = []
+    clients = {sh.name: g.client for g in cluster.storage if g.role == "tectonic" for sh in g.shares}
+
+    def client(namespace: str) -> tuple[str | None, tuple[str, ...]]:
+        found = clients.get(namespace)
+        return (None, ()) if found is None else (found.package, tuple(found.endpoints))
+
     for g, group in enumerate(cluster.storage, start=1):
         for sh in group.shares:
             if group.role == "tectonic":
-                tectonic.append(TectonicMountPlan(sh.name, sh.mount_point, tuple(sh.options), tuple(sh.mounted_by)))
+                tectonic.append(TectonicMountPlan(sh.name, sh.mount_point, tuple(sh.options), tuple(sh.mounted_by),
+                                                  *client(sh.name)))
             else:
                 nfs.append(NfsMountPlan(sh.name, sh.mount_point, sh.path, servers.get(g), tuple(sh.options),
                                     tuple(sh.mounted_by)))
     c = cluster.hosts.storage_client
     if c.tectonic is not None:
         tectonic.append(TectonicMountPlan(c.tectonic.namespace, c.tectonic.mount_point, tuple(c.tectonic.options),
-                                      ("gpu",)))
+                                          ("gpu",), *client(c.tectonic.namespace)))
     first_hammerspace = next((servers.get(g) for g, grp in enumerate(cluster.storage, start=1)
                               if grp.role in NFS_ROLES), None)
     for m in c.hammerspace:

@@ -89,12 +89,15 @@ class NfsMountPlan(NamedTuple):
 
 
 class TectonicMountPlan(NamedTuple):
-    """A Tectonic namespace mounted through the FUSE client."""
+    """A Tectonic namespace mounted through the FUSE client: its group's client package and endpoints (none: the
+    spec names no client, and no mount is rendered: rule tectonic-client)."""
 
     namespace: str
     mount_point: str
     options: tuple[str, ...]
     mounted_by: tuple[str, ...]
+    package: str | None = None
+    endpoints: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -45,6 +45,9 @@ IP_PATTERN = r"^[0-9A-Fa-f.:/]{2,49}$"
 BREAKOUT_PATTERN = r"^[1-8]x[0-9]{1,4}G$"
 VRF_PATTERN = r"^[A-Za-z][A-Za-z0-9_-]{0,31}$"
 USER_PATTERN = r"^[A-Za-z_][A-Za-z0-9_.-]{0,31}$"
+PACKAGE_PATTERN = r"^[a-z0-9][a-z0-9+.-]{1,62}$"
+ENDPOINT_PATTERN = (r"^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,62})(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}))*"
+                    r"|\[[0-9A-Fa-f:.]{2,45}\]):[0-9]{1,5}$")
 GRAMMARS = {
     NAME_PATTERN: "a name: letters, digits, '_', '-' and single '.' between them (no '..', no '/', no space), "
                   "starting with a letter, digit or '_', at most 64",
@@ -57,7 +60,20 @@ GRAMMARS = {
     BREAKOUT_PATTERN: "a breakout mode such as 2x200G",
     VRF_PATTERN: "a VRF name: a letter, then letters, digits, '_', '-', at most 32",
     USER_PATTERN: "a user name: a letter or '_', then letters, digits, '_', '.', '-', at most 32",
+    PACKAGE_PATTERN: "a package name (Debian's grammar): lower-case letters, digits, '+', '.', '-', 2 to 63",
+    ENDPOINT_PATTERN: "host:port: a DNS name, an IPv4 address or [an IPv6 address], then a port",
 }
+
+
+def _endpoint(value: str) -> str:
+    port = int(value.rpartition(":")[2])
+    if not 0 < port < 65536:
+        raise ValueError(f"port {port} is not 1-65535")
+    return value
+
+
+Package = Annotated[str, Field(pattern=PACKAGE_PATTERN, max_length=63)]
+Endpoint = Annotated[str, Field(pattern=ENDPOINT_PATTERN, max_length=260), AfterValidator(_endpoint)]
 Name = Annotated[str, Field(pattern=NAME_PATTERN, max_length=64)]
 Text = Annotated[str, Field(pattern=TEXT_PATTERN, max_length=128)]
 Network = Annotated[str, Field(pattern=IP_PATTERN, max_length=49), AfterValidator(_network)]

@@ -23,10 +23,12 @@ from teton.spec.grammar import (
     VRF_PATTERN,
     Address,
     Asn,
+    Endpoint,
     HostPath,
     MountOption,
     Name,
     Network,
+    Package,
     SecretName,
     Text,
 )
@@ -460,6 +462,15 @@ class Share(SpecModel):
         description="mount options as mount(8) takes them (NFS: vers=4.2, nconnect=N, hard ...)")
 
 
+class TectonicClient(SpecModel):
+    """Tectonic's FUSE client, which Meta has not published: a site that has one names its package and the
+    endpoints it connects to; without it teton renders no Tectonic mount (rule tectonic-client)."""
+
+    package: Package = Field(description="the client's package as the hosts' package manager installs it")
+    endpoints: list[Endpoint] = Field(min_length=1, max_length=16,
+                                      description="the metadata endpoints the client connects to, host:port each")
+
+
 class StorageRacks(SpecModel):
     role: Literal["tectonic", "hammerspace"]
     racks: int = Field(ge=1, le=limits.MAX_STORAGE_RACKS,
@@ -475,6 +486,12 @@ class StorageRacks(SpecModel):
     platform: Literal["sierra-point"] = "sierra-point"
     shares: list[Share] = Field(default_factory=list, max_length=limits.MAX_SHARES,
                                 description=f"what these servers serve and who mounts it, {limit_text('MAX_SHARES')}")
+    client_gbps: float | None = Field(default=None, gt=0, le=100_000,
+                                      description="front-end bandwidth one client host draws from this group at its "
+                                                  "peak (a checkpoint save, Gb/s): the group's servers must hold "
+                                                  "their clients' share of it (rule storage-load)")
+    client: TectonicClient | None = Field(default=None, description="Tectonic's FUSE client (tectonic groups only): "
+                                                                     "no mount is rendered without it")
 
 
 # --------------------------------------------------------------------------------------------------- management

@@ -77,9 +77,11 @@ def nccl_vars(s: HostSettings, device: Device, pkey: PkeyPartition | None = None
 
 
 def mounts_vars(s: HostSettings, kind: str) -> Vars:
-    """The shares a host of `kind` (gpu, service) mounts."""
-    return {"tectonic": [{"mount_point": m.mount_point, "namespace": m.namespace, "options": list(m.options)}
-                         for m in s.tectonic if kind in m.mounted_by],
+    """The shares a host of `kind` (gpu, service) mounts: a Tectonic namespace only where the spec names its client
+    (Meta has not published one: rule tectonic-client)."""
+    return {"tectonic": [{"mount_point": m.mount_point, "namespace": m.namespace, "options": list(m.options),
+                          "package": m.package, "endpoints": list(m.endpoints)}
+                         for m in s.tectonic if kind in m.mounted_by and m.package],
             "nfs": [{"name": m.name, "mount_point": m.mount_point, "export": m.export, "server": m.server,
                      "options": list(m.options)} for m in s.nfs if kind in m.mounted_by]}
 
