@@ -134,6 +134,9 @@ RULES: tuple[Rule, ...] = (
     _r("storage-share", "error", "spec",
        "A storage share or mount is inconsistent: named twice, mounted twice, or mounting an export or namespace no "
        "storage group serves."),
+    _r("storage-volume", "error", "spec",
+       "A storage group's data volume cannot be built from its drives (mdadm(8)): raid6 on fewer than 4 drives, "
+       "raid10 or raid0 on fewer than 2; or an NFS setting (access, clients, failover address) on a Tectonic group."),
     _r("services", "error", "spec",
        "Service hosts are wrong: declared without a front end, named twice, or the scheduler's controller is no "
        "slurm-controller service host."),
