@@ -165,7 +165,8 @@ def storage_server(device: Device, s: HostSettings) -> tuple[Vars, Vars]:
     plan = device.host
     assert isinstance(plan, StoragePlan), f"{device.name}: a storage server has a storage plan"
     storage: Vars = {"role": plan.role, "filesystem": plan.filesystem,
-                     "drives": [{"index": d.ordinal, "mount_point": d.mount_point} for d in plan.drives],
+                     "drives": [{"index": d.ordinal, **({"mount_point": d.mount_point} if d.mount_point else {})}
+                                for d in plan.drives],
                      "mount_options": list(plan.mount_options), "format_drives": plan.format_drives,
                      "exports": [{"name": e.name, "path": e.path, "pseudo": e.pseudo, "access": e.access,
                                   "clients": list(e.clients)} for e in plan.exports]}
