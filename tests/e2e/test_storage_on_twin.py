@@ -170,5 +170,5 @@ def test_gpu_hosts_write_checkpoints_to_their_assigned_ganesha_servers(services_
                 d.wait()
         for m in reversed(mounts):
             h.run("umount", str(m), check=False)
-        for loop in loops:
+        for loop in loops:      # detached now, or (autoclear) once no mount namespace made meanwhile holds a copy
             h.run("losetup", "-d", loop, check=False)
