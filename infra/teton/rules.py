@@ -140,6 +140,9 @@ RULES: tuple[Rule, ...] = (
     _r("tectonic-client", "both", "spec",
        "A Tectonic share is mounted by hosts but no Tectonic client is named, so no mount is rendered (a warning: "
        "Meta has not published the client); a client named on a Hammerspace group (an error)."),
+    _r("storage-volume", "error", "spec",
+       "A storage group's data volume cannot be built from its drives (mdadm(8)): raid6 on fewer than 4 drives, "
+       "raid10 or raid0 on fewer than 2; or an NFS setting (access, clients, failover address) on a Tectonic group."),
     _r("services", "error", "spec",
        "Service hosts are wrong: declared without a front end, named twice, or the scheduler's controller is no "
        "slurm-controller service host."),

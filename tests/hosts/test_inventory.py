@@ -48,10 +48,13 @@ def test_ansible_inventory_lists_every_host_with_its_groups_and_variables(lab_bu
     assert nccl["gid_index"] is None and (nccl["roce_version"], nccl["addr_family"], nccl["addr_range"]) == (
         2, "AF_INET", "10.64.0.0/24")                                 # NCCL picks the GID by type and address
     assert nccl["fifo_tc"] == 184                                     # the CTS messages on the control class
-    exports = hostvars["s2-r01-sp01"]["teton_storage"]["exports"]
+    exports = [e["pseudo"] for e in hostvars["s2-r01-sp01"]["teton_storage"]["exports"]]
     assert exports == ["/checkpoints", "/datasets"]                     # the shares, exactly what the clients mount
     assert sorted(m["export"] for m in h["teton_storage_mounts"]["nfs"]) == exports
     assert {m["server"] for m in h["teton_storage_mounts"]["nfs"]} == {hostvars["s2-r01-sp01"]["ansible_host"]}
+    # every server of the group serves some hosts: rack 1's second host mounts the second server
+    second = hostvars["z01-r001-h2"]["teton_storage_mounts"]["nfs"]
+    assert {m["server"] for m in second} == {hostvars["s2-r01-sp02"]["ansible_host"]}
     assert h["teton_storage_mounts"]["tectonic"] == []                 # no Tectonic client named (a warning)
     assert [n["name"] for n in h["teton_frontend"]] == ["fe0", "fe1"]
     assert [n["name"] for n in h["teton_nic_links"]] == [f"be{n}" for n in range(8)] + ["fe0", "fe1"]

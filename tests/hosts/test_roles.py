@@ -235,10 +235,11 @@ def test_gpu_host_file_roles_in_a_prepared_root(variant, request, tmp_path):
     # the lab names no Tectonic client (Meta has not published one): no Tectonic mount (tests/hosts/test_tectonic.py)
     assert not (root / "etc/systemd/system/mnt-tectonic.mount").exists()
     nfs = (root / "etc/systemd/system/mnt-checkpoints.mount").read_text()
-    v = h.variables(lab_build / "ansible/group_vars/gpu.yml")
-    server = h.variables(lab_build / "ansible/host_vars/s2-r01-sp01.json")
+    # the mounts differ per host now (each mounts from the server the design assigns it): they are in host_vars
+    v = h.variables(lab_build / f"ansible/host_vars/{host}.json")
+    server = h.variables(lab_build / "ansible/host_vars/s2-r01-sp02.json")     # z01-r002-h1's (rack 2, host 1)
     share = next(m for m in v["teton_storage_mounts"]["nfs"] if m["mount_point"] == "/mnt/checkpoints")
-    assert share["export"] in server["teton_storage"]["exports"]          # a path the servers export
+    assert share["export"] in [e["pseudo"] for e in server["teton_storage"]["exports"]]   # a path it exports
     assert f"What={server['ansible_host']}:{share['export']}" in nfs.splitlines()
     assert "Options=vers=4.2,nconnect=16,hard,noatime" in nfs and "Type=nfs4" in nfs
     assert v["teton_storage_mounts"]["tectonic"] == []
@@ -281,12 +282,23 @@ def test_storage_server_role_in_a_prepared_root(lab_build, tmp_path):
     root = h.make_root(roots / host)
     h.chroot_exe(roots, root, None)
     _, first, _ = _three_runs(tmp_path, ["host_nics", "storage_server"], host,
-                              str(lab_build / "ansible/inventory.yml"), roots)
+                              str(lab_build / "ansible/inventory.yml"), roots,
+                              {"storage_server_install_packages": False})   # the chroot has no apt
     v = h.variables(lab_build / f"ansible/host_vars/{host}.json")
-    exports = (root / "etc/exports.d/teton.exports").read_text().splitlines()[1:]
-    assert [e.split()[0] for e in exports] == v["teton_storage"]["exports"] == ["/checkpoints", "/datasets"]
-    assert exports[0].startswith("/checkpoints 10.192.0.0/22(rw,sync,")
-    assert all((root / e.lstrip("/")).is_dir() for e in v["teton_storage"]["exports"])   # the exported directories
+    storage = v["teton_storage"]
+    assert storage["volume"] == {"layout": "raid6", "chunk_kib": 512, "device": "/dev/md/teton-data",
+                                 "mount_point": "/srv/hammerspace"}
+    # every export is a folder on the data volume, under the share's path in the NFSv4 pseudo file system
+    assert [(e["path"], e["pseudo"]) for e in storage["exports"]] == [
+        ("/srv/hammerspace/checkpoints", "/checkpoints"), ("/srv/hammerspace/datasets", "/datasets")]
+    assert all((root / e["path"].lstrip("/")).is_dir() for e in storage["exports"])
+    assert not (root / "checkpoints").exists() and not (root / "etc/exports.d").exists()   # no kernel NFS exports
+    conf = (root / "etc/ganesha/ganesha.conf").read_text()
+    for line in ("Protocols = 4;", "Minor_Versions = 2;", "Path = /srv/hammerspace/checkpoints;",
+                 "Pseudo = /checkpoints;", "Clients = 10.192.0.0/22;", "Access_Type = RW;", "Name = VFS;"):
+        assert line in [ln.strip() for ln in conf.splitlines()], line
+    unit = (root / "etc/systemd/system/srv-hammerspace.mount").read_text()
+    assert "What=/dev/md/teton-data" in unit and "Where=/srv/hammerspace" in unit and "Type=xfs" in unit
     network = (root / "etc/systemd/network/60-teton-fe0.network").read_text()
     assert f"Address={v['teton_frontend'][0]['addresses'][0]}" in network and "MTUBytes=9100" in network
     nics = v["teton_frontend"]                  # one default route (ECMP over the NICs when there are several)
@@ -296,7 +308,8 @@ def test_storage_server_role_in_a_prepared_root(lab_build, tmp_path):
     assert set(_links(root).values()) == {n["name"] for n in nics}   # its NICs are named by PCI address too
     inventory = json.loads((root / "var/lib/teton/nvme-inventory.json").read_text())
     assert inventory["expected"] == 16 and inventory["found"] == []
-    assert "16 of 16 E1.S drives not found (0 NVMe drives here)" in "\n".join(first.warnings())
+    assert "16 of 16 E1.S drives not found (0 NVMe drives here): the data volume is not built" in \
+        "\n".join(first.warnings())
 
 
 def test_host_nics_names_every_nic_by_pci_address_and_writes_the_front_end(lab_build, tmp_path, netns):

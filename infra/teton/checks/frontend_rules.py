@@ -2,6 +2,8 @@
 
 - storage-share: every mount a host makes names a share some storage group serves (a Hammerspace export path, a
   Tectonic namespace), no two shares a host mounts share a mount point, and a share names its group's protocol;
+- storage-volume: a group's data volume can be built from its drives (mdadm(8): raid6 needs 4, raid10 and raid0
+  need 2), and only an NFS group carries NFS settings;
 - services: service hosts need a front end (their only network), unique names, and the scheduler's controller is the
   slurm-controller service host when the spec has one;
 - storage-load: the servers of a storage group hold their clients' share of the load the spec states (each server
@@ -95,6 +97,25 @@ def tectonic_client(c: Cluster, file: str) -> Iterator[Finding]:
                           f"{', '.join(sh.name for sh in g.shares)} are not mounted: Meta has not published "
                           "Tectonic's FUSE client; name the site's as {package, endpoints}", rule="tectonic-client",
                           severity="warning")
+MIN_DRIVES = {"raid6": 4, "raid10": 2, "raid0": 2, "single": 1}   # mdadm(8): raid6 4 devices, raid10 and raid0 2
+
+
+def storage_volumes(c: Cluster, file: str) -> Iterator[Finding]:
+    """Each NFS group's volume can be built from its drives; a Tectonic group (one file system per drive, its chunk
+    servers' layout) takes no NFS setting."""
+    for i, g in enumerate(c.storage):
+        if g.role == "tectonic":
+            for k, sh in enumerate(g.shares):
+                for name in ("failover_address", "clients"):
+                    if getattr(sh, name):
+                        yield Finding(file, f"storage[{i}].shares[{k}].{name}", f"{name} is an NFS setting and "
+                                      "this group is tectonic (FUSE clients)", rule="storage-volume")
+            continue
+        need = MIN_DRIVES[g.volume.layout]
+        if g.drives_per_server < need:
+            yield Finding(file, f"storage[{i}].volume.layout", f"{g.volume.layout} needs at least {need} drives "
+                          f"and the servers have {g.drives_per_server}; mdadm --create would refuse",
+                          rule="storage-volume")
 
 
 def service_hosts(c: Cluster, file: str) -> Iterator[Finding]:
@@ -141,4 +162,5 @@ def host_nic_unknown(c: Cluster, file: str) -> Iterator[Finding]:
 
 
 FRONTEND_RULES: tuple[Callable[[Cluster, str], Iterator[Finding]], ...] = (
-    storage_shares, storage_load, tectonic_client, service_hosts, frontend_edge, host_nic_unknown)
+    storage_shares, storage_volumes, storage_load, tectonic_client, service_hosts, frontend_edge,
+    host_nic_unknown)

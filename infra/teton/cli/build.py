@@ -124,6 +124,10 @@ def _print_plan(p: dict[str, Any]) -> None:
     s = p["storage"]
     t.add_row("storage", f"{s['servers']:,} servers in {s['racks']} racks, {s['drives']:,} drives, "
                          f"{s['raw_pb']} PB raw")
+    if p.get("nfs"):
+        t.add_row("NFS clients (mount: server hosts)", "\n".join(
+            f"{mount}: " + "; ".join(f"{server} {len(hosts)} ({', '.join(hosts)})" for server, hosts in by.items())
+            for mount, by in p["nfs"].items()))
     t.add_row("power", f"{p['power_kw']:,} kW")
     dims = p["room"]["dimensions"]
     t.add_row("room to grow", NO_ROOM if all(v["why"] == NO_ROOM for v in dims.values()) else "; ".join(

@@ -15,7 +15,7 @@ from teton.catalogue import catalogue_for
 from teton.design.buffers import BufferCache, buffers
 from teton.design.draft import DraftFabric
 from teton.design.frontend import design_frontend
-from teton.design.hostplan import gpu_host_plan, host_settings, service_plan, storage_plan
+from teton.design.hostplan import assign_nfs, gpu_host_plan, host_settings, service_plan, storage_plan
 from teton.design.infiniband import FRONTEND_BGP, attach_subnet_managers, design_infiniband
 from teton.design.infiniband import NOS as SUBNET_MANAGED
 from teton.design.management import assign_management, management
@@ -91,6 +91,7 @@ def _freeze(cluster: Cluster, draft: DraftFabric, sm: SubnetManager | None, room
         elif d.role == "service":
             d = replace(d, host=service_plan(cluster, d))
         devices[name] = d
+    devices = assign_nfs(cluster, devices)
     return Fabric(name=draft.name, site=draft.site, backend=draft.backend, devices=MappingProxyType(devices),
                   links=tuple(links), models=MappingProxyType(dict(sorted(draft.models.items()))),
                   qos=backend_qos, management=mgmt, policy=backend_policy,

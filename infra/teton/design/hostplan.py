@@ -18,9 +18,13 @@ server's drive layout, plus the settings every host shares.
 - InfiniBand: a rail is an HCA port (the interface is the HCA, e.g. mlx5_3, cabled to leaf 3 of the SU).  It carries
   no address (the subnet manager assigns LIDs), so it has no routing table or rule (0); NCCL's service level and
   adaptive routing are the subnet manager's (`teton.design.subnet`), so hosts and the SM cannot disagree.
-- Storage: drive n of a server of role R mounts at <root>/<R>/dNN; Hammerspace servers export exactly their group's
-  shares (`storage[].shares`) to the front end's host networks, and the hosts mount exactly the shares that name
-  their kind, from the first server of the share's group (rule storage-share refuses a mount nobody exports).
+- Storage: a Tectonic server mounts drive n at <root>/tectonic/dNN (one file system per drive, its chunk servers'
+  layout).  An NFS (Hammerspace) server joins all its drives into one data volume (`storage[].volume`: md RAID, or
+  drive 0 alone for `single`) mounted at <root>/<R>, and exports exactly its group's shares (`storage[].shares`) as
+  folders on it, to the share's clients (default the front end's host networks).  The hosts mount exactly the shares
+  that name their kind (rule storage-share refuses a mount nobody exports), each from the server `assign_nfs` gives
+  it: every server of the group serves the share, and the clients are spread over them (below), unless the share
+  has a failover address, which every client mounts.
 """
 
 from __future__ import annotations
@@ -29,10 +33,13 @@ from dataclasses import replace
 
 from teton.catalogue.hosts import nic_links as catalogue_links
 from teton.fabric.hostplan import (
+    DataVolume,
     DriveMount,
     GpuHostPlan,
     HostSettings,
     NcclPlan,
+    NfsAssignment,
+    NfsExport,
     NfsMountPlan,
     NicLink,
     RailNic,
@@ -100,21 +107,29 @@ def service_plan(cluster: Cluster, device: Device) -> ServicePlan:
     return ServicePlan(str(device.attrs.get("service_role", "")), nic_links(SERVICE_PLATFORM, _fe_names(device)))
 
 
+MD_DEVICE = "/dev/md/teton-data"   # the data volume's md array (mdadm --create names it so; udev links it)
+
+
 def storage_plan(cluster: Cluster, device: Device) -> StoragePlan:
     s = cluster.hosts.storage_server
     role = str(device.attrs.get("storage_role", ""))
     drives = int(device.attrs.get("drives", 0))
-    mounts = tuple(DriveMount(n, f"{s.mount_root.rstrip('/')}/{role}/d{n:02d}") for n in range(drives))
-    serves = role in NFS_ROLES
     group = cluster.storage[int(device.attrs.get("group", 1)) - 1] if cluster.storage else None
-    exports = tuple(sh.path for sh in group.shares) if serves and group is not None else ()
+    root = s.mount_root.rstrip("/")
+    links = nic_links(str(device.model), _fe_names(device))
+    if role not in NFS_ROLES or group is None:
+        mounts = tuple(DriveMount(n, f"{root}/{role}/d{n:02d}") for n in range(drives))
+        return StoragePlan(role, s.filesystem, mounts, tuple(s.mount_options), (), s.format_drives, links)
     clients: tuple[str, ...] = ()
-    if exports and cluster.frontend is not None:
+    if cluster.frontend is not None:
         fa = cluster.frontend.addressing
         clients = _pools(fa.ipv4) + _pools(fa.ipv6)
-    return StoragePlan(role, s.filesystem, mounts, tuple(s.mount_options), exports, clients,
-                       tuple(s.export_options) if exports else (), s.format_drives,
-                       nic_links(str(device.model), _fe_names(device)))
+    volume = DataVolume(group.volume.layout, group.volume.chunk_kib,
+                        "" if group.volume.layout == "single" else MD_DEVICE, f"{root}/{role}")
+    exports = tuple(NfsExport(sh.name, f"{volume.mount_point}/{sh.name}", sh.path, sh.access,
+                              tuple(sh.clients) or clients) for sh in group.shares)
+    return StoragePlan(role, s.filesystem, tuple(DriveMount(n, "") for n in range(drives)), tuple(s.mount_options),
+                       exports, s.format_drives, links, volume)
 
 
 def _first_address(d: Device) -> str | None:
@@ -126,20 +141,19 @@ def _first_address(d: Device) -> str | None:
     return None
 
 
-def _group_servers(devices: dict[str, Device]) -> dict[int, str | None]:
-    """{storage group (1-based): front-end address of its first server}."""
-    out: dict[int, str | None] = {}
-    for d in devices.values():
+def _group_servers(devices: dict[str, Device]) -> dict[int, list[tuple[str, str | None]]]:
+    """{storage group (1-based): [(server, its front-end address)] by name}."""
+    out: dict[int, list[tuple[str, str | None]]] = {}
+    for name in sorted(devices):
+        d = devices[name]
         if d.role == "storage":
-            out.setdefault(int(d.attrs.get("group", 1)), _first_address(d))
+            out.setdefault(int(d.attrs.get("group", 1)), []).append((name, _first_address(d)))
     return out
 
 
-def _mounts(cluster: Cluster,
-            devices: dict[str, Device]) -> tuple[tuple[TectonicMountPlan, ...], tuple[NfsMountPlan, ...]]:
+def _mounts(cluster: Cluster) -> tuple[tuple[TectonicMountPlan, ...], tuple[NfsMountPlan, ...]]:
     """Every share of every storage group, as the hosts that name their kind mount it, then the spec's extra mounts
     (hosts.storage_client), which must name a share (rule storage-share)."""
-    servers = _group_servers(devices)
     tectonic: list[TectonicMountPlan] = []
     nfs: list[NfsMountPlan] = []
     clients = {sh.name: g.client for g in cluster.storage if g.role == "tectonic" for sh in g.shares}
@@ -148,24 +162,63 @@ def _mounts(cluster: Cluster,
         found = clients.get(namespace)
         return (None, ()) if found is None else (found.package, tuple(found.endpoints))
 
-    for g, group in enumerate(cluster.storage, start=1):
+    for group in cluster.storage:
         for sh in group.shares:
             if group.role == "tectonic":
                 tectonic.append(TectonicMountPlan(sh.name, sh.mount_point, tuple(sh.options), tuple(sh.mounted_by),
                                                   *client(sh.name)))
             else:
-                nfs.append(NfsMountPlan(sh.name, sh.mount_point, sh.path, servers.get(g), tuple(sh.options),
-                                    tuple(sh.mounted_by)))
+                nfs.append(NfsMountPlan(sh.name, sh.mount_point, sh.path, sh.failover_address, tuple(sh.options),
+                                        tuple(sh.mounted_by)))
     c = cluster.hosts.storage_client
     if c.tectonic is not None:
         tectonic.append(TectonicMountPlan(c.tectonic.namespace, c.tectonic.mount_point, tuple(c.tectonic.options),
                                           ("gpu",), *client(c.tectonic.namespace)))
-    first_hammerspace = next((servers.get(g) for g, grp in enumerate(cluster.storage, start=1)
-                              if grp.role in NFS_ROLES), None)
     for m in c.hammerspace:
-        nfs.append(NfsMountPlan(m.name, m.mount_point, m.export, c.hammerspace_server or first_hammerspace,
-                            ("vers=4.2", f"nconnect={m.nconnect}", *m.options), ("gpu",)))
+        nfs.append(NfsMountPlan(m.name, m.mount_point, m.export, c.hammerspace_server,
+                                ("vers=4.2", f"nconnect={m.nconnect}", *m.options), ("gpu",)))
     return tuple(tectonic), tuple(nfs)
+
+
+_CLIENT_KINDS = {"host": "gpu", "service": "service"}   # device role -> the `mounted_by` kind
+
+
+def assign_nfs(cluster: Cluster, devices: dict[str, Device]) -> dict[str, Device]:
+    """`devices` with each GPU and service host's plan naming the server of every NFS share it mounts.
+
+    Every server of the share's group serves it, so the clients are spread: racks in name order, hosts of a rack
+    in name order, and host i of the k-th rack mounts server (k + i) mod n of the group (servers by name).  A rack's
+    hosts use every server (a failed server stalls part of each rack, not a whole rack), consecutive racks start
+    on different servers so each zone uses every server, and the counts per server differ by at most one when the
+    racks are equal.  A share with a failover address (the site's VIP, Hammerspace's metadata address) is mounted
+    there by every client.  Deterministic: names only."""
+    _, nfs = _mounts(cluster)
+    servers = _group_servers(devices)
+    group_of = {sh.path: g for g, grp in enumerate(cluster.storage, start=1) if grp.role in NFS_ROLES
+                for sh in grp.shares}
+    chosen: dict[str, list[NfsAssignment]] = {}
+    for m in nfs:
+        pool = servers.get(group_of.get(m.export, 0), [])
+        clients = sorted((d.rack, d.name) for d in devices.values()
+                         if _CLIENT_KINDS.get(d.role) in m.mounted_by and d.host is not None)
+        racks = sorted({rack for rack, _ in clients})
+        seen: dict[str, int] = {}
+        for rack, name in clients:
+            i = seen[rack] = seen.get(rack, -1) + 1
+            if m.failover is not None:
+                pick = NfsAssignment(m.mount_point, m.failover, None)
+            elif pool:
+                server, address = pool[(racks.index(rack) + i) % len(pool)]
+                pick = NfsAssignment(m.mount_point, address, server)
+            else:
+                pick = NfsAssignment(m.mount_point, None, None)
+            chosen.setdefault(name, []).append(pick)
+    out = dict(devices)
+    for name, picks in chosen.items():
+        plan = out[name].host
+        assert isinstance(plan, (GpuHostPlan, ServicePlan)), name
+        out[name] = replace(out[name], host=replace(plan, nfs=tuple(picks)))
+    return out
 
 
 def _controller_address(cluster: Cluster, devices: dict[str, Device]) -> str | None:
@@ -189,7 +242,7 @@ def host_settings(cluster: Cluster, devices: dict[str, Device], qos: Qos | None,
         # destination LID), so more QPs add no path diversity; adaptive routing spreads a QP's packets itself.
         nccl = replace(nccl, transport="infiniband", service_level=sm.compute_sl, adaptive_routing=sm.adaptive_routing,
                        qps_per_connection=1)
-    tectonic, nfs = _mounts(cluster, devices)
+    tectonic, nfs = _mounts(cluster)
     return HostSettings(
         renderer=h.network.renderer, lldp=h.network.lldp, nccl=nccl, tectonic=tectonic, nfs=nfs,
         scheduler=SchedulerPlan(sc.kind, cluster.name, sc.controller, _controller_address(cluster, devices),

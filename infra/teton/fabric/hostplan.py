@@ -44,6 +44,16 @@ class GpuHostPlan:
     supernets6: tuple[str, ...]
     socket_ifnames: tuple[str, ...]    # front-end NICs (NCCL's bootstrap and socket traffic)
     links: tuple[NicLink, ...] = ()    # every NIC (rails, then front end) by PCI address
+    nfs: tuple[NfsAssignment, ...] = ()   # the server each NFS mount of this host is served by
+
+
+class NfsAssignment(NamedTuple):
+    """The server one host mounts one NFS share from, as the design assigns it (`teton.design.hostplan.assign_nfs`):
+    every server of the share's group serves some clients, or every client uses the share's failover address."""
+
+    mount_point: str           # the mount (unique per host)
+    server: str | None         # the address the host mounts from (None: the group has no server address)
+    server_name: str | None    # the storage server it is (None: a failover address, which follows a live server)
 
 
 class DriveMount(NamedTuple):
@@ -51,19 +61,39 @@ class DriveMount(NamedTuple):
     mount_point: str
 
 
+class DataVolume(NamedTuple):
+    """The one volume an NFS server builds from its drives, and where its file system mounts."""
+
+    layout: str                # raid6, raid10, raid0 (md RAID over every drive) or single (drive 0, no md)
+    chunk_kib: int             # md chunk size
+    device: str                # /dev/md/<name> (md), or drive 0's device (single: the role takes it as found)
+    mount_point: str           # <mount_root>/<role>: every export is a folder here
+
+
+class NfsExport(NamedTuple):
+    """One share as the server exports it: a folder on the data volume, under the share's path in the pseudo file
+    system (what the clients mount)."""
+
+    name: str
+    path: str                  # on the data volume: <volume mount point>/<share name>
+    pseudo: str                # the share's path, as the clients mount it (Ganesha's Pseudo)
+    access: Literal["rw", "ro"]
+    clients: tuple[str, ...]   # networks allowed to mount it
+
+
 @dataclass(frozen=True, slots=True)
 class StoragePlan:
-    """A Sierra Point server: one file system per E1.S drive; NFS exports where its role serves NFS."""
+    """A Sierra Point server.  Tectonic: one file system per E1.S drive (`drives`, its chunk servers' layout).  NFS
+    (Hammerspace): one data volume over all drives (`volume`) whose file system holds every export."""
 
     role: str                          # tectonic or hammerspace
     filesystem: Literal["xfs", "ext4"]
-    drives: tuple[DriveMount, ...]
+    drives: tuple[DriveMount, ...]     # Tectonic: where each drive mounts; NFS: the drives, mount points unused ('')
     mount_options: tuple[str, ...]
-    exports: tuple[str, ...]           # exported paths: the paths of its group's shares (Hammerspace)
-    export_clients: tuple[str, ...]    # networks allowed to mount them (the GPU hosts' front end)
-    export_options: tuple[str, ...]
+    exports: tuple[NfsExport, ...]     # its group's shares (NFS)
     format_drives: bool
     links: tuple[NicLink, ...] = ()    # its front-end NICs by PCI address
+    volume: DataVolume | None = None   # NFS: the data volume
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +102,7 @@ class ServicePlan:
 
     role: str                          # slurm-controller or subnet-manager
     links: tuple[NicLink, ...] = ()
+    nfs: tuple[NfsAssignment, ...] = ()   # the server each NFS mount of this host is served by
 
 
 HostPlan = GpuHostPlan | StoragePlan | ServicePlan
@@ -82,8 +113,9 @@ class NfsMountPlan(NamedTuple):
 
     name: str
     mount_point: str
-    export: str                        # the path its servers export
-    server: str | None                 # front-end address of the first server of the share's group
+    export: str                        # the path its servers export (the pseudo path clients mount)
+    failover: str | None               # the site's failover address for it, else None: each host's plan assigns a
+                                       # server of the group (NfsAssignment)
     options: tuple[str, ...]           # as mount(8) takes them (vers=4.2, nconnect=16, hard ...)
     mounted_by: tuple[str, ...]        # kinds of host that mount it: gpu, service
 

@@ -85,9 +85,22 @@ def plan(f: Fabric) -> dict[str, Any]:
                     "drives": sum(d.attrs["drives"] for d in storage),
                     "raw_pb": round(sum(d.attrs["drives"] * d.attrs["drive_tb"] for d in storage) / 1000, 3),
                     "by_role": dict(sorted(Counter(d.attrs["storage_role"] for d in storage).items()))},
+        "nfs": nfs_assignments(f),
         "power_kw": round(sum(d.power_w for d in devices) / 1000, 1),
         **_fat_tree(f, roles, injection, min(cuts)),
     }
+
+
+def nfs_assignments(f: Fabric) -> dict[str, dict[str, list[str]]]:
+    """{NFS mount point: {the server the design assigned (its name, or its failover address): [its client hosts]}},
+    from the hosts' plans (`teton.design.hostplan.assign_nfs`)."""
+    out: dict[str, dict[str, list[str]]] = {}
+    for name in sorted(f.devices):
+        plan = f.devices[name].host
+        for a in getattr(plan, "nfs", ()):
+            by = a.server_name or a.server or "none"
+            out.setdefault(a.mount_point, {}).setdefault(by, []).append(name)
+    return {m: dict(sorted(v.items())) for m, v in sorted(out.items())}
 
 
 def _fat_tree(f: Fabric, roles: Counter[str], injection: float, bisection: float) -> dict[str, Any]:

@@ -77,19 +77,23 @@ class StorageClient(SpecModel):
                                         description="NFSv4.2 mounts; each export must be the path of a share of a "
                                                     "hammerspace group")
     hammerspace_server: Address | None = Field(
-        default=None, description="NFS server (the Hammerspace metadata service); default: the first Hammerspace "
-                                  "server's front-end address")
+        default=None, description="NFS server every GPU host mounts these from (the Hammerspace metadata service, "
+                                  "a failover address); default: the server of the export's group the design "
+                                  "assigns each host")
 
 
 class StorageServer(SpecModel):
-    """Sierra Point storage servers: one file system per E1.S drive, NFS exports on Hammerspace servers."""
+    """Sierra Point storage servers: one file system per E1.S drive on Tectonic servers; one data volume over the
+    drives on Hammerspace (NFS) servers, holding the exports (storage[].volume)."""
 
     filesystem: Literal["xfs", "ext4"] = "xfs"
     mount_root: HostPath = Field(default="/srv", description="drive n of a server of role R mounts at "
                                                              "<mount_root>/<R>/dNN")
     mount_options: list[MountOption] = Field(default_factory=lambda: ["noatime", "nofail"], max_length=32)
     export_options: list[MountOption] = Field(default_factory=lambda: ["rw", "sync", "no_subtree_check"],
-                                              max_length=32)
+                                              max_length=32, description="kernel NFS server exports(5) options; "
+                                              "unused since the servers run NFS-Ganesha (a share's access says rw "
+                                              "or ro), kept so older specs load")
     format_drives: bool = Field(default=False, description="create file systems on empty drives (destructive: off "
                                                            "unless asked)")
 

@@ -460,6 +460,29 @@ class Share(SpecModel):
     options: list[MountOption] = Field(
         default_factory=lambda: ["vers=4.2", "nconnect=16", "hard", "noatime"], max_length=32,
         description="mount options as mount(8) takes them (NFS: vers=4.2, nconnect=N, hard ...)")
+    access: Literal["rw", "ro"] = Field(default="rw", description="NFS: what the servers let the clients do "
+                                                                 "(Ganesha's Access_Type)")
+    clients: list[Network] = Field(default_factory=list, max_length=32,
+                                   description="NFS: the networks the servers let mount it; default the front-end "
+                                               "host networks (the hosts that mount it are there)")
+    failover_address: Address | None = Field(
+        default=None, description="NFS: an address that follows a live server of the group (a site's VIP or "
+                                  "Hammerspace's metadata address): every client mounts it instead of its assigned "
+                                  "server")
+
+
+VolumeLayout = Literal["raid6", "raid10", "raid0", "single"]
+
+
+class DataVolume(SpecModel):
+    """The one data volume a storage server builds from its drives (md RAID, mdadm(8)), with one file system on it
+    mounted at <hosts.storage_server.mount_root>/<role>; every export lives on it."""
+
+    layout: VolumeLayout = Field(default="raid6", description="md RAID level over the server's drives: raid6 "
+                                                             "(two drives may fail; needs 4), raid10 (needs 2, an "
+                                                             "even count), raid0 (no redundancy), single (drive 0 "
+                                                             "alone, no md)")
+    chunk_kib: int = Field(default=512, ge=4, le=65536, description="md chunk size in KiB (mdadm --chunk)")
 
 
 class TectonicClient(SpecModel):
@@ -492,6 +515,8 @@ class StorageRacks(SpecModel):
                                                   "their clients' share of it (rule storage-load)")
     client: TectonicClient | None = Field(default=None, description="Tectonic's FUSE client (tectonic groups only): "
                                                                      "no mount is rendered without it")
+    volume: DataVolume = Field(default_factory=DataVolume, description="how each server joins its drives into "
+                                                                         "the one volume its exports live on")
 
 
 # --------------------------------------------------------------------------------------------------- management

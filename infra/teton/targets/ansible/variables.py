@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from teton.fabric.hostplan import GpuHostPlan, HostSettings, NicLink, ServicePlan, StoragePlan
+from teton.fabric.hostplan import GpuHostPlan, HostSettings, NfsAssignment, NicLink, ServicePlan, StoragePlan
 from teton.fabric.intent import Qos
 from teton.fabric.model import Device, Fabric, Interface
 from teton.fabric.neighbours import expected
@@ -76,14 +76,17 @@ def nccl_vars(s: HostSettings, device: Device, pkey: PkeyPartition | None = None
     return out
 
 
-def mounts_vars(s: HostSettings, kind: str) -> Vars:
+def mounts_vars(s: HostSettings, kind: str, assigned: Iterable[NfsAssignment] = ()) -> Vars:
     """The shares a host of `kind` (gpu, service) mounts: a Tectonic namespace only where the spec names its client
-    (Meta has not published one: rule tectonic-client)."""
+    (Meta has not published one: rule tectonic-client); an NFS share from the server its plan assigns it
+    (`assigned`), else its failover address."""
+    servers = {a.mount_point: a.server for a in assigned}
     return {"tectonic": [{"mount_point": m.mount_point, "namespace": m.namespace, "options": list(m.options),
                           "package": m.package, "endpoints": list(m.endpoints)}
                          for m in s.tectonic if kind in m.mounted_by and m.package],
-            "nfs": [{"name": m.name, "mount_point": m.mount_point, "export": m.export, "server": m.server,
-                     "options": list(m.options)} for m in s.nfs if kind in m.mounted_by]}
+            "nfs": [{"name": m.name, "mount_point": m.mount_point, "export": m.export,
+                     "server": servers.get(m.mount_point, m.failover), "options": list(m.options)}
+                    for m in s.nfs if kind in m.mounted_by]}
 
 
 def links_vars(links: Iterable[NicLink]) -> list[Vars]:
@@ -151,7 +154,7 @@ def gpu_host(device: Device, s: HostSettings, pkey: PkeyPartition | None = None)
     own = {**_placement(device, "gpu"), "teton_rails": rails, "teton_socket_ifnames": list(plan.socket_ifnames),
            "teton_frontend": frontend_vars(device)}
     shared: Vars = {"teton_network": {"renderer": s.renderer, "lldp": s.lldp},
-                    "teton_nccl": nccl_vars(s, device, pkey), "teton_storage_mounts": mounts_vars(s, "gpu"),
+                    "teton_nccl": nccl_vars(s, device, pkey), "teton_storage_mounts": mounts_vars(s, "gpu", plan.nfs),
                     "teton_nic_links": links_vars(plan.links)}
     if plan.supernets4 or plan.supernets6:
         shared["teton_supernets"] = [*plan.supernets4, *plan.supernets6]
@@ -163,12 +166,17 @@ def gpu_host(device: Device, s: HostSettings, pkey: PkeyPartition | None = None)
 def storage_server(device: Device, s: HostSettings) -> tuple[Vars, Vars]:
     plan = device.host
     assert isinstance(plan, StoragePlan), f"{device.name}: a storage server has a storage plan"
-    own = {**_placement(device, "storage"), "teton_frontend": frontend_vars(device),
-           "teton_storage": {"role": plan.role, "filesystem": plan.filesystem,
-                             "drives": [{"index": d.ordinal, "mount_point": d.mount_point} for d in plan.drives],
-                             "mount_options": list(plan.mount_options), "exports": list(plan.exports),
-                             "export_clients": list(plan.export_clients),
-                             "export_options": list(plan.export_options), "format_drives": plan.format_drives}}
+    storage: Vars = {"role": plan.role, "filesystem": plan.filesystem,
+                     "drives": [{"index": d.ordinal, **({"mount_point": d.mount_point} if d.mount_point else {})}
+                                for d in plan.drives],
+                     "mount_options": list(plan.mount_options), "format_drives": plan.format_drives,
+                     "exports": [{"name": e.name, "path": e.path, "pseudo": e.pseudo, "access": e.access,
+                                  "clients": list(e.clients)} for e in plan.exports]}
+    if plan.volume is not None:
+        v = plan.volume
+        storage["volume"] = {"layout": v.layout, "chunk_kib": v.chunk_kib, "device": v.device,
+                             "mount_point": v.mount_point}
+    own = {**_placement(device, "storage"), "teton_frontend": frontend_vars(device), "teton_storage": storage}
     return own, {"teton_network": {"renderer": s.renderer, "lldp": s.lldp}, "teton_nic_links": links_vars(plan.links)}
 
 
@@ -177,7 +185,7 @@ def service_host(device: Device, s: HostSettings) -> tuple[Vars, Vars]:
     assert isinstance(plan, ServicePlan), f"{device.name}: a service host has a service plan"
     own = {**_placement(device, "service"), "teton_service_role": plan.role, "teton_frontend": frontend_vars(device)}
     return own, {"teton_network": {"renderer": s.renderer, "lldp": s.lldp}, "teton_nic_links": links_vars(plan.links),
-                 "teton_storage_mounts": mounts_vars(s, "service")}
+                 "teton_storage_mounts": mounts_vars(s, "service", plan.nfs)}
 
 
 def lldp_vars(fabric: Fabric, device: Device) -> Vars:
