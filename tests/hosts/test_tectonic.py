@@ -26,11 +26,11 @@ def with_client(tmp_path_factory):
 
 
 def test_a_named_client_is_mounted_with_its_endpoints(with_client, tmp_path):
-    gpu = h.variables(with_client / "ansible/group_vars/gpu.yml")
-    assert gpu["teton_storage_mounts"]["tectonic"] == [
+    host = "z01-r001-h1"
+    own = h.variables(with_client / f"ansible/host_vars/{host}.json")    # its NFS server is its own: host_vars
+    assert own["teton_storage_mounts"]["tectonic"] == [
         {"mount_point": "/mnt/tectonic", "namespace": "checkpoints", "options": ["allow_other", "default_permissions"],
          **CLIENT}]
-    host = "z01-r001-h1"
     roots = tmp_path / "roots"
     root = h.make_root(roots / host)
     h.chroot_exe(roots, root, None)
@@ -53,8 +53,8 @@ def test_a_named_client_is_mounted_with_its_endpoints(with_client, tmp_path):
 def test_no_client_no_mount_and_a_warning(lab_build, lab_cluster):
     from teton.checks.frontend_rules import tectonic_client
 
-    gpu = h.variables(lab_build / "ansible/group_vars/gpu.yml")
-    assert gpu["teton_storage_mounts"]["tectonic"] == []
+    own = h.variables(lab_build / "ansible/host_vars/z01-r001-h1.json")
+    assert own["teton_storage_mounts"]["tectonic"] == []
     found = list(tectonic_client(lab_cluster, "lab.yaml"))
     assert [(f.path, f.severity) for f in found] == [("storage[0].client", "warning")]
     assert "Meta has not published" in found[0].message
