@@ -62,7 +62,7 @@ cluster = Cluster(
     ),
     storage=[
         StorageRacks(role="tectonic", racks=1, servers_per_rack=4, drives_per_server=16, client_gbps=10, shares=[
-            Share(name="checkpoints", path="/checkpoints", mount_point="/mnt/tectonic",
+            Share(name="checkpoints", path="/checkpoints", mount_point="/mnt/tectonic", mounted_by=[],
                   options=["allow_other", "default_permissions"]),
         ]),
         StorageRacks(role="hammerspace", racks=1, servers_per_rack=2, drives_per_server=16, client_gbps=10, shares=[

@@ -152,7 +152,7 @@ def test_ar_ftree_falls_back_to_ftree_and_asks_nccl_for_adaptive_routing(tmp_pat
     spec = tmp_path / "spec.yaml"
     spec.write_text(yaml.safe_dump(data))
     designed = load_and_design(spec)
-    assert [f.rule for f in designed.warnings] == ["routing-engine", "tectonic-client"]
+    assert [f.rule for f in designed.warnings] == ["routing-engine"]
     assert designed.fabric.subnet_manager.routing_engines == ("ar_ftree", "ftree")
     out = build(spec, tmp_path / "b").path
     assert "routing_engine ar_ftree,ftree\n" in (out / "ib" / "opensm.conf").read_text()

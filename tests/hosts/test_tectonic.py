@@ -21,6 +21,7 @@ def with_client(tmp_path_factory):
 
     data = yaml.safe_load((h.ROOT / "inventory/lab.yaml").read_text())
     data["storage"][0]["client"] = CLIENT
+    data["storage"][0]["shares"][0]["mounted_by"] = ["gpu"]     # the lab mounts it nowhere: no client
     folder = tmp_path_factory.mktemp("tectonic")
     return build(write_spec(folder, data), folder / "build").path
 
@@ -50,11 +51,14 @@ def test_a_named_client_is_mounted_with_its_endpoints(with_client, tmp_path):
     assert second.rc == 0 and second.total("changed") == 0, second.changed_tasks()
 
 
-def test_no_client_no_mount_and_a_warning(lab_build, lab_cluster):
+def test_no_client_no_mount_and_a_warning(lab_build, lab_data):
     from teton.checks.frontend_rules import tectonic_client
+    from teton.spec.model import Cluster
 
     own = h.variables(lab_build / "ansible/host_vars/z01-r001-h1.json")
     assert own["teton_storage_mounts"]["tectonic"] == []
-    found = list(tectonic_client(lab_cluster, "lab.yaml"))
+    assert list(tectonic_client(Cluster.model_validate(lab_data), "lab.yaml")) == []    # the lab mounts it nowhere
+    lab_data["storage"][0]["shares"][0]["mounted_by"] = ["gpu"]
+    found = list(tectonic_client(Cluster.model_validate(lab_data), "lab.yaml"))
     assert [(f.path, f.severity) for f in found] == [("storage[0].client", "warning")]
     assert "Meta has not published" in found[0].message

@@ -105,9 +105,12 @@ def test_a_spec_that_cannot_work_exits_2_naming_path_rule_and_line(tmp_path, lab
 
 @pytest.mark.scale24k
 def test_the_lab_and_the_24k_reference_validate_clean():
-    for spec in (LAB, REF24K):
-        code, findings = validate(spec)
-        assert (code, findings) == (0, []), spec
+    code, findings = validate(LAB)
+    assert (code, findings) == (0, []), LAB
+    # the reference's GPU hosts checkpoint to Tectonic as Meta's do, whose FUSE client is unpublished: said, not hidden
+    code, findings = validate(REF24K)
+    assert code == 0 and [(f["path"], f["rule"], f["severity"]) for f in findings] == [
+        ("storage[0].client", "tectonic-client", "warning")], REF24K
 
 
 WARNED: list[tuple[str, Callable[[dict], Any], str, str, str]] = [
