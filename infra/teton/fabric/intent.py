@@ -65,6 +65,8 @@ class Routing:
                                              # sends, so peers route around it (0: in service)
     default_originate: bool = False          # sends a default route to its downlink peers (front-end spines
                                              # with `frontend.edge.default_route`)
+    ttl_security_hops: int | None = None     # GTSM (RFC 5082) on every session: TTL 255 sent, a peer's packets
+                                             # accepted within this many hops (None: off)
 
     def families(self) -> tuple[Family, ...]:
         """Address families that have at least one neighbour, IPv4 first."""

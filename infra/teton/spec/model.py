@@ -232,6 +232,10 @@ class Bgp(SpecModel):
     bfd: bool = False
     password_secret: SecretName | None = Field(
         default=None, description="name of the secret holding the session password (letters, digits and '_')")
+    ttl_security_hops: int | None = Field(
+        default=None, ge=1, le=254,
+        description="GTSM (RFC 5082, TTL security) on every session: packets sent with TTL 255, a peer's accepted only "
+                    "within this many hops (1: the directly connected eBGP of the fabric); none: off")
 
 
 class AsnPlan(SpecModel):
@@ -442,6 +446,9 @@ class Frontend(SpecModel):
     asn: FrontendAsn = FrontendAsn()
     password_secret: SecretName | None = Field(
         default=None, description="name of the secret holding the front end's BGP session password (as the backend's)")
+    ttl_security_hops: int | None = Field(
+        default=None, ge=1, le=254,
+        description="GTSM (RFC 5082) on every front-end session, hops as the backend's `bgp.ttl_security_hops`")
     addressing: Addressing
 
 

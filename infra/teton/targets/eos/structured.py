@@ -214,6 +214,8 @@ def _routing(r: Routing) -> dict[str, Any]:
                 pg["password"] = secret_ref(r.password_secret)
             if r.bfd:
                 pg["bfd"] = True
+            if r.ttl_security_hops:
+                pg["ttl_maximum_hops"] = r.ttl_security_hops   # `neighbor G ttl maximum-hops N`: EOS's GTSM
             if r.default_originate and g.direction == "down":
                 pg["default_originate"] = {"enabled": True}
             peer_groups.append(pg)
