@@ -85,5 +85,7 @@ cluster = Cluster(
         aaa_protocol="tacacs+",
         aaa_servers=["192.0.2.49", "198.51.100.49"],
         telemetry="gnmi",
+        ntp_key_secret="ntp_key",
+        syslog_tls=True,
     ),
 )

@@ -191,8 +191,8 @@ RULES: tuple[Rule, ...] = (
        "`password_secret` or `ttl_security_hops`."),
     # target rules
     _r("sonic", "both", "target",
-       "Something SONiC cannot spell: a management VRF not named `mgmt`; a warning that BFD runs only on images "
-       "whose bgp container starts bfdd."),
+       "Something SONiC cannot spell: a management VRF not named `mgmt`; warnings that BFD runs only on images "
+       "whose bgp container starts bfdd, and that its syslog has no TLS."),
     _r("hash-entropy", "error", "target",
        "SONiC's ECMP hash would put every RoCE flow of a GPU pair on one path: no UDP source port in the hash, or one "
        "QP per GPU pair."),

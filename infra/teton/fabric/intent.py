@@ -151,6 +151,8 @@ class ManagementIntent:
     gnmi_port: int
     breakglass_user: str               # a local administrator for when every AAA server is down
     breakglass_secret: str             # name of the secret holding its password's SHA-512 crypt hash
+    ntp_key_secret: str | None = None  # the NTP servers' symmetric key (key 1, SHA-1); None: no NTP auth
+    syslog_tls: bool = False           # syslog over TLS (RFC 5425) where the NOS has it
 
 
 class PgProfile(NamedTuple):

@@ -558,6 +558,11 @@ class Management(SpecModel):
                                  description="local administrator that works when every AAA server is down")
     breakglass_secret: SecretName = Field(default="breakglass_sha512",
                                           description="name of the secret holding its password's SHA-512 crypt hash")
+    ntp_key_secret: SecretName | None = Field(
+        default=None, description="name of the secret holding the NTP servers' symmetric key (key 1, SHA-1): the "
+                                  "switches then take time only from servers that sign with it; none: unauthenticated")
+    syslog_tls: bool = Field(default=False, description="send syslog over TLS (RFC 5425, port 6514) where the NOS can "
+                                                        "(EOS; SONiC's syslog has UDP and TCP only)")
 
 
 # --------------------------------------------------------------------------------------------------- the cluster
