@@ -41,7 +41,8 @@ cluster = Cluster(
         mtu=9100,
         qos=RoceQos(roce_dscp=26, lossless_priority=3, cnp_dscp=48, cnp_priority=6, control_dscp=46,
                     control_priority=5, ecn=False, pfc_watchdog=True, pfc_watchdog_ms=200),
-        bgp=Bgp(timers=BgpTimers(keepalive=1, hold=3, connect_retry=1), password_secret="bgp_backend"),
+        bgp=Bgp(timers=BgpTimers(keepalive=1, hold=3, connect_retry=1), password_secret="bgp_backend",
+                ttl_security_hops=1),
         asn=AsnPlan(atsw=4200000000, ctsw=4200000100, rtsw=4201000000, rtsw_zone_stride=1000),
         addressing=Addressing(
             ipv4=AddressPools(loopbacks="10.0.0.0/24", fabric_links="10.1.0.0/24", host_links="10.64.0.0/24"),
@@ -56,6 +57,8 @@ cluster = Cluster(
         fsw_per_zone=2,
         uplinks_per_fsw=1,
         mtu=9100,
+        password_secret="bgp_frontend",
+        ttl_security_hops=1,
         addressing=Addressing(
             ipv4=AddressPools(loopbacks="10.128.0.0/24", fabric_links="10.129.0.0/24", host_links="10.192.0.0/22"),
         ),
@@ -82,5 +85,7 @@ cluster = Cluster(
         aaa_protocol="tacacs+",
         aaa_servers=["192.0.2.49", "198.51.100.49"],
         telemetry="gnmi",
+        ntp_key_secret="ntp_key",
+        syslog_tls=True,
     ),
 )

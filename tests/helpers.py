@@ -27,8 +27,8 @@ def dcqcn(data: dict) -> dict:
 
 def fboss(data: dict) -> dict:
     """The FBOSS variant of a RoCE spec with a front end (as plain data): RTSWs on Minipack2 and front-end RSWs on
-    Wedge400 run FBOSS.  BGP++ has no session password, so the backend's goes (the FBOSS target refuses one)."""
+    Wedge400 run FBOSS.  BGP++ has no session password: the design protects both planes' sessions with GTSM instead
+    (`teton.design.routing.session_protection`)."""
     data["backend"]["rtsw"].update(model="minipack2", nos="fboss")
     data["frontend"]["rsw"].update(model="wedge400", nos="fboss")
-    data["backend"].get("bgp", {}).pop("password_secret", None)
     return data

@@ -186,16 +186,19 @@ RULES: tuple[Rule, ...] = (
        "A cable's medium cannot join its two ends: cage speed, lanes and lane rate, reach, PMD, fibre type, "
        "connector or polish."),
     _r("drain", "error", "fabric", "A switch named for maintenance drain is no switch of the fabric."),
+    _r("bgp-unprotected", "warning", "fabric",
+       "A tier's BGP sessions have neither a password (TCP-MD5) nor GTSM (TTL security, RFC 5082): set the plane's "
+       "`password_secret` or `ttl_security_hops`."),
     # target rules
     _r("sonic", "both", "target",
-       "Something SONiC cannot spell: a management VRF not named `mgmt`; a warning that BFD runs only on images "
-       "whose bgp container starts bfdd."),
+       "Something SONiC cannot spell: a management VRF not named `mgmt`; warnings that BFD runs only on images "
+       "whose bgp container starts bfdd, and that its syslog has no TLS."),
     _r("hash-entropy", "error", "target",
        "SONiC's ECMP hash would put every RoCE flow of a GPU pair on one path: no UDP source port in the hash, or one "
        "QP per GPU pair."),
     _r("fboss", "both", "target render",
-       "Something FBOSS cannot spell: BGP session passwords, a default route, a model without an FBOSS platform; "
-       "warnings for no BFD and no management plane in the agent config."),
+       "Something FBOSS cannot spell: a default route, a model without an FBOSS platform; warnings for no BFD, no "
+       "management plane in the agent config, and GTSM instead of a BGP session password (BGP++ has none)."),
     _r("fboss-ports", "error", "target render",
        "A port the design gives an FBOSS switch is not in its box's platform mapping, or has no profile at the "
        "link's speed."),

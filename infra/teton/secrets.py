@@ -1,7 +1,7 @@
 """Secret references, and secrets as values of a kind.
 
-No secret (BGP password, TACACS+/RADIUS key, SNMPv3 auth/priv key, SM_Key, break-glass hash, device credential) is
-ever written into an artifact.  Artifacts carry a *reference* token that names the secret; the deploy layer resolves
+No secret (BGP password, TACACS+/RADIUS key, SNMPv3 auth/priv key, NTP key, SM_Key, break-glass hash, device credential)
+is ever written into an artifact.  Artifacts carry a *reference* token that names the secret; the deploy layer resolves
 the token at push time from the secret store (environment, Pulumi secret config or a vault).  The token is plain ASCII
 letters, digits, '-' and '_' so that it passes the vendors' schemas for key fields.
 
@@ -68,10 +68,13 @@ M_KEY = SecretKind("InfiniBand M_Key", 3, 18, pattern=r"0x[0-9A-Fa-f]{1,16}", wo
 BREAKGLASS_HASH = SecretKind("break-glass SHA-512 crypt hash", 5, 140,
                              pattern=r"\$6\$(?:rounds=[0-9]{1,9}\$)?[./0-9A-Za-z]{1,16}\$[./0-9A-Za-z]{1,86}",
                              words="a SHA-512 crypt hash: $6$<salt>$<hash> of [./0-9A-Za-z]")
+# an NTP symmetric key in ASCII: ntpd takes one of more than 20 characters for hex, and no '#' (SONiC's NTP_KEY,
+# docs/sources.md section 11); EOS and SONiC both take it as the value of key 1
+NTP_KEY = SecretKind("NTP symmetric key", 1, 20)
 # a reference in a field teton does not know: a plain token
 TOKEN = SecretKind("secret", 1, 128)
 
-KINDS = (BGP_PASSWORD, AAA_KEY, SNMP_KEY, SM_KEY, M_KEY, BREAKGLASS_HASH, TOKEN)
+KINDS = (BGP_PASSWORD, AAA_KEY, SNMP_KEY, SM_KEY, M_KEY, BREAKGLASS_HASH, NTP_KEY, TOKEN)
 
 # the field (the word before the reference) -> the kind of secret it holds, in every format teton writes
 _FIELD_KINDS = {
@@ -81,6 +84,8 @@ _FIELD_KINDS = {
     "SNMP_USER_AUTH_PASSWORD": SNMP_KEY, "SNMP_USER_ENCRYPTION_PASSWORD": SNMP_KEY,
     "auth_passphrase": SNMP_KEY, "priv_passphrase": SNMP_KEY,
     "sm_key": SM_KEY, "m_key": M_KEY,
+    "sha1": NTP_KEY,                                            # EOS: ntp authentication-key 1 sha1 0 <ref>
+    "value": NTP_KEY,                                           # SONiC: NTP_KEY|1 "value" (base64 when pushed)
 }
 _FIELD = re.compile(r"([A-Za-z0-9_]+)[\"']?\s*[:=]?\s*[\"']?(?:[0-9] )?$")
 

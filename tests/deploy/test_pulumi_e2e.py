@@ -33,7 +33,8 @@ pytestmark = pytest.mark.root
 
 TWIN = "pulumi_lab"
 STACK = "twin"
-SECRETS = {"bgp_backend": "bgp-Pul-s3cret%", "aaa_key": "t@cacs-Pul-key", "breakglass_sha512": "$6$Pulsalt$hash",
+SECRETS = {"bgp_backend": "bgp-Pul-s3cret%", "bgp_frontend": "bgp-fe-Pul-s3cret%", "ntp_key": "ntp-Pul-key",
+           "aaa_key": "t@cacs-Pul-key", "breakglass_sha512": "$6$Pulsalt$hash",
            "snmpv3_auth": "auth-Pul-pass", "snmpv3_priv": "priv-Pul-pass", "munge_key": "munge-Pul-key"}
 CANARY, LATER = "z01-r001-rtsw", "z02-r001-rtsw"
 

@@ -12,7 +12,8 @@ from teton.deploy.push import pushable_files
 from teton.findings import TetonError
 from teton.secrets import PREFIX
 
-SECRETS = {"bgp_backend": "bgp-s3cret%", "aaa_key": "t@cacs-key", "breakglass_sha512": "$6$salt$hash",
+SECRETS = {"bgp_backend": "bgp-s3cret%", "bgp_frontend": "bgp-fe-s3cret%", "ntp_key": "ntp-s3cret",
+           "aaa_key": "t@cacs-key", "breakglass_sha512": "$6$salt$hash",
            "snmpv3_auth": "auth-pass", "snmpv3_priv": "priv-pass"}
 
 

@@ -11,7 +11,8 @@ from teton.targets.eos.eapi import EapiClient, EapiError, config_lines
 from teton.targets.eos.transport import EosTransport
 from teton.targets.transports import Device, resolve_files
 
-SECRETS = {"bgp_backend": "bgp-s3cret%", "aaa_key": "t@cacs-key", "breakglass_sha512": "$6$salt$hash",
+SECRETS = {"bgp_backend": "bgp-s3cret%", "bgp_frontend": "bgp-fe-s3cret%", "ntp_key": "ntp-s3cret",
+           "aaa_key": "t@cacs-key", "breakglass_sha512": "$6$salt$hash",
            "snmpv3_auth": "auth-pass", "snmpv3_priv": "priv-pass", "eapi_user": "teton", "eapi_password": "pw"}
 
 

@@ -23,7 +23,8 @@ from teton.targets.transports import (
     transport_factory,
 )
 
-SECRETS = {"bgp_backend": "bgp-s3cret%", "aaa_key": "t@cacs-key", "breakglass_sha512": "$6$salt$hash",
+SECRETS = {"bgp_backend": "bgp-s3cret%", "bgp_frontend": "bgp-fe-s3cret%", "ntp_key": "ntp-s3cret",
+           "aaa_key": "t@cacs-key", "breakglass_sha512": "$6$salt$hash",
            "snmpv3_auth": "auth-pass", "snmpv3_priv": "priv-pass", "ssh_user": "ops"}
 SWITCH = "z01-r001-rtsw"
 

@@ -13,6 +13,7 @@ from teton.checks.physical_rules import physical
 from teton.design.buffers import cable_m
 from teton.design.roce import RACK_UNITS
 from teton.fabric.model import Fabric
+from teton.fabric.physical import tier_path
 from teton.fabric.plan import oversubscription
 from teton.fabric.roles import of_tier
 from teton.findings import Finding
@@ -155,9 +156,25 @@ def rack_elevation(f: Fabric, file: str) -> Iterator[Finding]:
                               f"overlap in {rack}", rule="rack-elevation")
 
 
+def unprotected_sessions(f: Fabric, file: str) -> Iterator[Finding]:
+    """A tier whose BGP sessions have neither a password (TCP-MD5, RFC 2385) nor GTSM (RFC 5082): anyone on a link,
+    or anyone routed to it, can open or reset them."""
+    tiers: dict[str, list[str]] = defaultdict(list)
+    for d in f.devices.values():
+        r = d.routing
+        if r is not None and r.neighbors and r.password_secret is None and r.ttl_security_hops is None:
+            tiers[tier_path(d.role)].append(d.name)
+    for tier, names in sorted(tiers.items()):
+        plane = tier.split(".")[0]
+        where = "backend.bgp" if plane == "backend" else "frontend"
+        yield Finding(file, tier, f"the BGP sessions of the {tier} switches ({len(names)}, e.g. {min(names)}) have "
+                      f"neither a password nor GTSM: set {where}.password_secret or {where}.ttl_security_hops (1)",
+                      rule="bgp-unprotected", severity="warning")
+
+
 FABRIC_RULES: tuple[FabricRule, ...] = (duplicate_names, asn_clash, loopback_clash, link_mismatch,
                                         oversubscription_off_goal, headroom_overcommitted, rack_elevation, rack_power,
-                                        physical)
+                                        physical, unprotected_sessions)
 
 
 def drain_unknown(c: Cluster, f: Fabric, file: str) -> Iterator[Finding]:

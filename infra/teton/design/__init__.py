@@ -24,7 +24,7 @@ from teton.design.policy import policy
 from teton.design.qos import qos
 from teton.design.roce import design_roce
 from teton.design.room import Room, room_of
-from teton.design.routing import maximum_prefixes, paths_room, routing
+from teton.design.routing import maximum_prefixes, paths_room, routing, session_protection
 from teton.fabric.floor import floor_plan
 from teton.fabric.intent import Qos, SwitchPolicy
 from teton.fabric.model import Device, Fabric
@@ -71,6 +71,7 @@ def _freeze(cluster: Cluster, draft: DraftFabric, sm: SubnetManager | None, room
         backend_qos, backend_policy, bgp, drained = qos(be.qos, speeds), policy(be), be.bgp, set(be.drain)
     limits = maximum_prefixes(cluster, room)
     floors = paths_room(cluster, room)
+    protection = session_protection(cluster, topology)
     cache: BufferCache = {}
     devices: dict[str, Device] = {}
     for name, d in topology.items():
@@ -78,8 +79,7 @@ def _freeze(cluster: Cluster, draft: DraftFabric, sm: SubnetManager | None, room
             pass
         elif d.nos is not None:
             backend = d.plane == "backend"
-            d = replace(d, routing=routing(d, topology, bgp, limits[d.plane], name in drained,
-                                           cluster.frontend.password_secret if cluster.frontend else None,
+            d = replace(d, routing=routing(d, topology, bgp, limits[d.plane], name in drained, protection[d.plane],
                                            d.role == "ssw" and _edge_default(cluster), floors.get(d.role, 0)),
                         qos=backend_qos if backend else None, management=mgmt,
                         buffers=buffers(draft.models[d.model], d.interfaces, cache) if backend else None,

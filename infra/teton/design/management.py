@@ -77,4 +77,5 @@ def management(cluster: Cluster) -> ManagementIntent:
         syslog_servers=tuple(m.syslog_servers), aaa_protocol=m.aaa_protocol, aaa_servers=tuple(m.aaa_servers),
         aaa_key_secret=m.aaa_key_secret, telemetry=m.telemetry, snmpv3_user=m.snmpv3_user,
         snmpv3_auth_secret=m.snmpv3_auth_secret, snmpv3_priv_secret=m.snmpv3_priv_secret, gnmi_port=GNMI_PORT,
-        breakglass_user=m.breakglass_user, breakglass_secret=m.breakglass_secret)
+        breakglass_user=m.breakglass_user, breakglass_secret=m.breakglass_secret, ntp_key_secret=m.ntp_key_secret,
+        syslog_tls=m.syslog_tls)

@@ -10,11 +10,16 @@ Every session carries a maximum-prefix limit, past which it is torn down and ret
 until someone clears it); after a restart a switch holds its updates until its peers are up (no
 black-holing while the RIB fills); a switch under maintenance (`backend.drain`) prepends its ASN three times to
 everything it sends, so its peers route around it.
+Every session of a plane is protected alike (`session_protection`): the plane's password (TCP-MD5, RFC 2385) and,
+where the spec asks, GTSM (RFC 5082, `ttl_security_hops`).  A plane with a switch whose NOS signs no session (FBOSS's
+BGP++ has no password field) runs GTSM instead of the password on all its sessions (hops 1, as a password the other
+end sends and it does not would keep every session down).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import NamedTuple
 
 from teton.design.room import Room
 from teton.fabric.intent import BgpTimersIntent, Family, Neighbor, PeerGroup, Routing
@@ -27,6 +32,34 @@ STARTUP_HOLD_S = 120       # after a restart, hold updates until every peer is u
 MAXIMUM_PREFIX_RESTART_MIN = 5   # a session torn down by its prefix limit comes back after this long
 MAX_ECMP = 64              # the widest ECMP width the room keeps (no design here spreads over more next hops)
 DRAIN_PREPEND = 3          # a drained switch's paths are this much longer: every ECMP choice avoids it
+
+
+UNSIGNED_NOS = frozenset({"fboss"})   # NOSes whose BGP has no session password (BGP++'s BgpConfig has no field)
+GTSM_HOPS = 1              # the fabric's eBGP is between directly connected switches
+
+
+class Protection(NamedTuple):
+    """How the sessions of one plane are protected: the password's secret and GTSM's hops (None: not used)."""
+
+    password_secret: str | None
+    ttl_security_hops: int | None
+
+
+def session_protection(cluster: Cluster, topology: Mapping[str, Device]) -> dict[str, Protection]:
+    """Per plane, the password and GTSM of its sessions: the spec's (`backend.bgp`, `frontend`), except on a plane
+    with a switch whose NOS has no session password, where GTSM (at least hops 1) replaces a password."""
+    be, fe = cluster.backend, cluster.frontend
+    wanted = {"backend": Protection(be.bgp.password_secret, be.bgp.ttl_security_hops) if isinstance(be, RoceBackend)
+              else Protection(None, None),
+              "frontend": Protection(fe.password_secret, fe.ttl_security_hops) if fe is not None
+              else Protection(None, None)}
+    unsigned = {d.plane for d in topology.values() if d.nos in UNSIGNED_NOS}
+    out: dict[str, Protection] = {}
+    for plane, p in wanted.items():
+        if plane in unsigned and p.password_secret is not None:
+            p = Protection(None, p.ttl_security_hops or GTSM_HOPS)
+        out[plane] = p
+    return out
 
 
 def maximum_prefixes(cluster: Cluster, room: Room) -> dict[str, int]:
@@ -64,10 +97,12 @@ def paths_room(cluster: Cluster, room: Room) -> dict[str, int]:
 
 
 def routing(d: Device, devices: Mapping[str, Device], bgp: Bgp, max_prefixes: int, drained: bool,
-            frontend_password: str | None = None, default_originate: bool = False, paths_floor: int = 0) -> Routing:
-    """The routing intent of switch `d`; `bgp` is the spec's BGP section (the front end uses the backend's timers
-    and its own password secret, `frontend.password_secret`); `default_originate`: it sends a default route down
-    (a front-end spine towards the site); `paths_floor`: the ECMP width kept for the room (`paths_room`)."""
+            protection: Protection = Protection(None, None), default_originate: bool = False,
+            paths_floor: int = 0) -> Routing:
+    """The routing intent of switch `d`; `bgp` is the spec's BGP section (the front end uses the backend's timers);
+    `protection`: its plane's password and GTSM (`session_protection`); `default_originate`: it sends a default
+    route down (a front-end spine towards the site); `paths_floor`: the ECMP width kept for the room
+    (`paths_room`)."""
     groups: dict[str, PeerGroup] = {}
     neighbors: list[Neighbor] = []
     links_per_asn: dict[int | None, int] = {}
@@ -94,7 +129,7 @@ def routing(d: Device, devices: Mapping[str, Device], bgp: Bgp, max_prefixes: in
         groups=tuple(sorted(groups.values(), key=lambda g: (g.direction != "up", g.name))),
         neighbors=tuple(neighbors), maximum_paths=max(*links_per_asn.values(), paths_floor, 1),
         timers=BgpTimersIntent(t.keepalive, t.hold, t.connect_retry), bfd=bgp.bfd,
-        password_secret=bgp.password_secret if d.plane == "backend" else frontend_password,
+        password_secret=protection.password_secret, ttl_security_hops=protection.ttl_security_hops,
         loopback4=d.loopback4, loopback6=d.loopback6, aggregates4=d.prefixes4, aggregates6=d.prefixes6,
         transit=d.role not in of_tier("rack"), maximum_prefixes=max_prefixes,
         maximum_prefix_restart_min=MAXIMUM_PREFIX_RESTART_MIN, startup_hold_s=STARTUP_HOLD_S,

@@ -3,9 +3,9 @@ model from (`teton.verify`).
 
 Unlike the routing intent (`teton.fabric.intent.Routing`, which a read-back can give only when the files are as teton
 wrote them), this view keeps what the files really say, edits included: every neighbour with its peer group's settings
-folded in (remote ASN, address families it is activated in, password by secret reference, passive, the route maps in
-and out, default-originate, maximum-prefix and its restart, timers, BFD, the side of the fabric the neighbour is on
-where the files say it, the description), the startup hold, the prefix lists and route maps by name with every
+folded in (remote ASN, address families it is activated in, password by secret reference, passive, the route maps in and
+out, default-originate, maximum-prefix and its restart, timers, BFD, GTSM's hops, the side of the fabric the neighbour
+is on where the files say it, the description), the startup hold, the prefix lists and route maps by name with every
 clause, what each address family originates (connected routes through a route map, networks, aggregates) and its
 `maximum-paths`, and the addresses of the switch's ports and loopbacks (its connected routes).
 
@@ -84,6 +84,7 @@ class BgpPeer:
     maximum_prefix_restart_min: int = 0    # a session the limit tore down comes back after this (0: never)
     timers: BgpTimersIntent | None = None  # keepalive, hold and connect-retry (None: the NOS's defaults)
     bfd: bool = False
+    ttl_security: int | None = None        # GTSM (RFC 5082): the most hops its packets may have crossed (None: off)
     side: Direction | None = None          # where the neighbour is ("up": an uplink), where the files say
     description: str = ""
     local_port: str = ""                   # the port whose subnet holds `address` ("" if none)

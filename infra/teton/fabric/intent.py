@@ -65,6 +65,8 @@ class Routing:
                                              # sends, so peers route around it (0: in service)
     default_originate: bool = False          # sends a default route to its downlink peers (front-end spines
                                              # with `frontend.edge.default_route`)
+    ttl_security_hops: int | None = None     # GTSM (RFC 5082) on every session: TTL 255 sent, a peer's packets
+                                             # accepted within this many hops (None: off)
 
     def families(self) -> tuple[Family, ...]:
         """Address families that have at least one neighbour, IPv4 first."""
@@ -149,6 +151,8 @@ class ManagementIntent:
     gnmi_port: int
     breakglass_user: str               # a local administrator for when every AAA server is down
     breakglass_secret: str             # name of the secret holding its password's SHA-512 crypt hash
+    ntp_key_secret: str | None = None  # the NTP servers' symmetric key (key 1, SHA-1); None: no NTP auth
+    syslog_tls: bool = False           # syslog over TLS (RFC 5425) where the NOS has it
 
 
 class PgProfile(NamedTuple):

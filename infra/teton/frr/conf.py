@@ -4,13 +4,13 @@
 (`teton.fabric.bgpview`), what bgpd would run, edits included.  SONiC's read-back (with config_db.json's ports), the
 read-back of any target that hands over an frr.conf, and `teton verify` all read FRR through it.  It reads as FRR 8.4
 does: prefix lists (with or without `seq`: FRR numbers those by 5), route maps and their
-`match ip|ipv6 address prefix-list` and `set as-path prepend`, and `router bgp`: peer groups and neighbours (a
-neighbour takes its group's remote-as, password, passive, route maps, default-originate and maximum-prefix unless it
-sets its own), `bgp bestpath as-path multipath-relax`, `no bgp default ipv4-unicast` (without it IPv4 neighbours are
-activated in IPv4 unicast), and per address family `activate`, `route-map NAME in|out`, `default-originate`,
-`maximum-prefix`, `redistribute connected [route-map NAME]`, `network`, `aggregate-address [summary-only]` and
-`maximum-paths` (FRR's default: 64).  A line inside `router bgp` it does not model is ignored; a route-map statement it
-does not model marks the clause (`RouteMapClause.unmodelled`).
+`match ip|ipv6 address prefix-list` and `set as-path prepend`, and `router bgp`: peer groups and neighbours (a neighbour
+takes its group's remote-as, password, `ttl-security hops`, passive, route maps, default-originate and maximum-prefix
+unless it sets its own), `bgp bestpath as-path multipath-relax`, `no bgp default ipv4-unicast` (without it IPv4
+neighbours are activated in IPv4 unicast), and per address family `activate`, `route-map NAME in|out`,
+`default-originate`, `maximum-prefix`, `redistribute connected [route-map NAME]`, `network`, `aggregate-address
+[summary-only]` and `maximum-paths` (FRR's default: 64).  A line inside `router bgp` it does not model is ignored; a
+route-map statement it does not model marks the clause (`RouteMapClause.unmodelled`).
 
 `split_frr_conf` gives each daemon its part of an integrated file: FRR 8.4 accepts the whole file with ``-f`` in both
 zebra and bgpd, but each logs "No such command" for every line of the other daemon, which would drown real errors.
@@ -189,6 +189,7 @@ class _Neighbor:
     timers: tuple[int, int] | None = None
     connect: int | None = None
     bfd: bool | None = None
+    ttl_security: int | None = None
     description: str | None = None
     line: int = 0
 
@@ -328,6 +329,8 @@ def _bgp_line(words: list[str], n: int, peers: dict[str, _Neighbor], groups: set
             p.shutdown = True
         elif what == "bfd" and not rest:
             p.bfd = True
+        elif what == "ttl-security" and len(rest) == 2 and rest[0] == "hops" and rest[1].isdigit():
+            p.ttl_security = int(rest[1])
         elif what == "description" and rest:
             p.description = " ".join(rest)
         elif what == "timers" and rest[:1] == ["connect"] and len(rest) == 2 and rest[1].isdigit():
@@ -402,6 +405,7 @@ def _fold(peers: dict[str, _Neighbor], groups: set[str], default_v4: bool, ports
             default_originate=tuple(sorted(f for f, on in {**g.default, **me.default}.items() if on)),
             maximum_prefix=maximum if isinstance(maximum, int) else None,
             maximum_prefix_restart_min=restart if isinstance(restart, int) else 0, timers=timers,
-            bfd=bool(pick(me.bfd, g.bfd)), description=str(pick(me.description, g.description) or ""),
+            bfd=bool(pick(me.bfd, g.bfd)), ttl_security=me.ttl_security or g.ttl_security,
+            description=str(pick(me.description, g.description) or ""),
             local_port=port, local_address=local, where=f"line {me.line}"))
     return tuple(out)

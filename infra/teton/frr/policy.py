@@ -108,7 +108,8 @@ def routing_view(name: str, file: str, r: Routing, ports: Iterable[PortAddress],
             passive=bool(g and g.passive), shutdown=False, route_map_out=((n.family, export[n.family]),),
             default_originate=default, maximum_prefix=r.maximum_prefixes,
             maximum_prefix_restart_min=r.maximum_prefix_restart_min, timers=r.timers, bfd=r.bfd,
-            side=g.direction if g is not None else None, description=n.peer, local_port=n.interface,
+            ttl_security=r.ttl_security_hops, side=g.direction if g is not None else None, description=n.peer,
+            local_port=n.interface,
             local_address=n.local_address, where=where(k)))
     families = []
     for p in policies:
@@ -134,9 +135,9 @@ def routing_of(view: BgpView) -> Routing:
     """The routing intent a BGP view carries: `routing_view`'s inverse, for a switch whose NOS cannot run here (the
     twin and drift run its FRR spelling, `teton.targets.frr`).  Read as this layout writes it: peer groups from the
     peers' groups (the side the files give, else a passive group faces down), the neighbours in the order of the
-    switch's ports (IPv4 first on a port), timers, BFD, the password's secret, the maximum-prefix limit and restart
-    from the peers, the aggregates and ECMP width from the address families, the first loopback of each family, and
-    from the route maps applied outbound whether the switch filters what it sends (a rack switch) or not (transit)
+    switch's ports (IPv4 first on a port), timers, BFD, the password's secret, GTSM's hops, the maximum-prefix limit and
+    restart from the peers, the aggregates and ECMP width from the address families, the first loopback of each family,
+    and from the route maps applied outbound whether the switch filters what it sends (a rack switch) or not (transit)
     and how often it prepends its ASN (a drained switch)."""
     port_order: dict[str, int] = {}
     for k, port in enumerate(view.ports):
@@ -171,4 +172,5 @@ def routing_of(view: BgpView) -> Routing:
         maximum_prefixes=max((p.maximum_prefix or 0 for p in view.peers), default=0),
         maximum_prefix_restart_min=first.maximum_prefix_restart_min if first is not None else 0,
         startup_hold_s=view.startup_hold_s, drain_prepend=max((len(c.prepend) for c in export), default=0),
-        default_originate=any(p.default_originate for p in view.peers))
+        default_originate=any(p.default_originate for p in view.peers),
+        ttl_security_hops=next((p.ttl_security for p in view.peers if p.ttl_security), None))

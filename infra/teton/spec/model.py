@@ -232,6 +232,10 @@ class Bgp(SpecModel):
     bfd: bool = False
     password_secret: SecretName | None = Field(
         default=None, description="name of the secret holding the session password (letters, digits and '_')")
+    ttl_security_hops: int | None = Field(
+        default=None, ge=1, le=254,
+        description="GTSM (RFC 5082, TTL security) on every session: packets sent with TTL 255, a peer's accepted only "
+                    "within this many hops (1: the directly connected eBGP of the fabric); none: off")
 
 
 class AsnPlan(SpecModel):
@@ -442,6 +446,9 @@ class Frontend(SpecModel):
     asn: FrontendAsn = FrontendAsn()
     password_secret: SecretName | None = Field(
         default=None, description="name of the secret holding the front end's BGP session password (as the backend's)")
+    ttl_security_hops: int | None = Field(
+        default=None, ge=1, le=254,
+        description="GTSM (RFC 5082) on every front-end session, hops as the backend's `bgp.ttl_security_hops`")
     addressing: Addressing
 
 
@@ -551,6 +558,11 @@ class Management(SpecModel):
                                  description="local administrator that works when every AAA server is down")
     breakglass_secret: SecretName = Field(default="breakglass_sha512",
                                           description="name of the secret holding its password's SHA-512 crypt hash")
+    ntp_key_secret: SecretName | None = Field(
+        default=None, description="name of the secret holding the NTP servers' symmetric key (key 1, SHA-1): the "
+                                  "switches then take time only from servers that sign with it; none: unauthenticated")
+    syslog_tls: bool = Field(default=False, description="send syslog over TLS (RFC 5425, port 6514) where the NOS can "
+                                                        "(EOS; SONiC's syslog has UDP and TCP only)")
 
 
 # --------------------------------------------------------------------------------------------------- the cluster

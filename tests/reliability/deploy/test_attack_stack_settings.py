@@ -89,7 +89,8 @@ def test_every_referenced_secret_is_checked_before_anything_registers(tmp_path):
     out = tmp_path / "b"
     build(LAB, out, force=True)
     plan = plan_stack(Settings(out))
-    good = {"bgp_backend": "bgp-s3cret%", "aaa_key": "t@cacs-key", "breakglass_sha512": "$6$salt$hash"}
+    good = {"bgp_backend": "bgp-s3cret%", "bgp_frontend": "bgp-fe-s3cret%", "ntp_key": "ntp-s3cret",
+            "aaa_key": "t@cacs-key", "breakglass_sha512": "$6$salt$hash"}
     check_secrets(plan, good)
     for name, value, said in [("bgp_backend", SECRET_LINE, "(BGP password) must be"),
                               ("bgp_backend", 'pw" x', "(BGP password) must be"),

@@ -9,7 +9,8 @@ from teton.deploy.push import pushable_files
 from teton.findings import TetonError
 from teton.secrets import BREAKGLASS_HASH, SM_KEY, SNMP_KEY, SecretError, resolve
 
-GOOD = {"bgp_backend": "bgp-s3cret%", "aaa_key": "t@cacs-key", "breakglass_sha512": "$6$salt$hash",
+GOOD = {"bgp_backend": "bgp-s3cret%", "bgp_frontend": "bgp-fe-s3cret%", "ntp_key": "ntp-s3cret",
+        "aaa_key": "t@cacs-key", "breakglass_sha512": "$6$salt$hash",
         "snmpv3_auth": "auth-pass", "snmpv3_priv": "priv-pass"}
 
 

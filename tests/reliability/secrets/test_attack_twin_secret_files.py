@@ -22,7 +22,8 @@ from teton.twin import runtime, service
 pytestmark = pytest.mark.root("network namespaces, FRR daemons and the twin's files given to user frr")
 
 SECRET = "Att4ck-bgp-s3cret"
-SECRETS = {"bgp_backend": SECRET, "aaa_key": "k", "breakglass_sha512": "$6$s$h", "snmpv3_auth": "a",
+SECRETS = {"bgp_backend": SECRET, "bgp_frontend": SECRET, "ntp_key": "n",
+           "aaa_key": "k", "breakglass_sha512": "$6$s$h", "snmpv3_auth": "a",
            "snmpv3_priv": "p", "munge_key": "m"}
 
 

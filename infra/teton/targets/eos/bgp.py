@@ -175,6 +175,7 @@ def read_eos_bgp(name: str, cfg: dict[str, Any]) -> BgpView | None:
             maximum_prefix=int(get("maximum_routes")) if get("maximum_routes") is not None else None,
             maximum_prefix_restart_min=restart_s.get(address, restart_s.get(n.get("peer_group", ""), 0)) // 60,
             timers=_timers(get("timers")), bfd=bool(get("bfd")),
+            ttl_security=int(get("ttl_maximum_hops")) if get("ttl_maximum_hops") else None,
             side=_SIDE.get(str((get("metadata") or {}).get("type", ""))), description=str(n.get("description", "")),
             local_port=port, local_address=local, where=f"router_bgp.neighbors[{k}]"))
     return BgpView(

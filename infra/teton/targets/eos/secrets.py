@@ -4,7 +4,8 @@ structured config holds what EOS expects.
 - BGP passwords: type-7 ciphertext keyed by the peer group's name (EOS derives the key from it, so one secret is a
   different ciphertext in each group);
 - TACACS+ and RADIUS keys: type-7 with a salt taken from the device name (stable from one push to the next);
-- the break-glass user's SHA-512 crypt hash and SNMPv3 passphrases: the secret itself (EOS takes them as they are).
+- the break-glass user's SHA-512 crypt hash, SNMPv3 passphrases and the NTP key (type 0): the secret itself (EOS
+  takes them as they are).
 
 pyavd's password helpers (`pyavd._utils.password_utils`, pinned pyavd 6.4.0) do the encryption.
 """
@@ -18,7 +19,7 @@ from typing import Any, Literal, cast
 
 from pyavd._utils.password_utils import bgp_encrypt, radius_encrypt, tacacs_encrypt
 
-from teton.secrets import AAA_KEY, BGP_PASSWORD, SecretKind, referenced_secrets, resolve, secret_value
+from teton.secrets import AAA_KEY, BGP_PASSWORD, NTP_KEY, SecretKind, referenced_secrets, resolve, secret_value
 
 Salt = Literal[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]
 
@@ -48,6 +49,9 @@ def resolve_structured_config(cfg: dict[str, Any], secrets: Mapping[str, str]) -
         for h in vrf.get("servers", []):
             if (v := _value(h.get("key"), secrets, AAA_KEY)) is not None:
                 h["key"] = radius_encrypt(v, salt)
+    for k in out.get("ntp", {}).get("authentication_keys", []):
+        if (v := _value(k.get("key"), secrets, NTP_KEY)) is not None:
+            k["key"] = v                                   # type 0: EOS takes the key in clear and stores it
     return cast(dict[str, Any], _as_is(out, secrets))   # the break-glass hash, SNMPv3 passphrases
 
 

@@ -124,6 +124,44 @@ def _aaa(m: ManagementIntent, vrf: str) -> dict[str, Any]:
     return cfg
 
 
+TLS_PROFILE = "MGMT-TLS"   # the switch's certificate and the site CA's: gNMI's server side, syslog's client side
+TLS_FILES = {"certificate": "teton-switch.crt", "key": "teton-switch.key", "ca": "teton-ca.crt"}   # in certificate:
+SYSLOG_TLS_PORT = 6514     # syslog over TLS (RFC 5425)
+
+
+def _syslog_host(host: str, tls: bool) -> dict[str, Any]:
+    if tls:
+        return {"name": host, "protocol": "tls", "ports": [SYSLOG_TLS_PORT], "ssl_profile": TLS_PROFILE}
+    return {"name": host, "protocol": "udp", "ports": [514]}
+
+
+def _tls(m: ManagementIntent) -> dict[str, Any]:
+    """The management plane's TLS: one SSL profile with the switch's certificate and key and the site CA as the only
+    trust anchor (so gNMI takes only clients whose certificate the CA signed, and syslog over TLS only a server it
+    signed), TLS 1.2 and 1.3.  The files are the site's, installed in `certificate:` before the first push."""
+    if m.telemetry != "gnmi" and not (m.syslog_tls and m.syslog_servers):
+        return {}
+    return {"management_security": {"ssl_profiles": [{
+        "name": TLS_PROFILE, "tls_versions": "1.2 1.3",
+        "certificate": {"file": TLS_FILES["certificate"], "key": TLS_FILES["key"]},
+        "trust_certificate": {"certificates": [TLS_FILES["ca"]]}}]}}
+
+
+def _ntp(m: ManagementIntent, vrf: str) -> dict[str, Any]:
+    """NTP in the management VRF; with a key, time only from servers that sign with it (key 1, SHA-1, given in clear
+    at push time and kept by EOS as it stores keys)."""
+    ntp: dict[str, Any] = {"local_interface": {"name": "Management0", "vrf": vrf}, "vrf": vrf,
+                           "servers": [{"name": s, "iburst": True} for s in m.ntp_servers]}
+    if m.ntp_key_secret:
+        ntp["authentication_keys"] = [{"id": 1, "hash_algorithm": "sha1", "key_type": "0",
+                                       "key": secret_ref(m.ntp_key_secret)}]
+        ntp["trusted_keys"] = "1"
+        ntp["authenticate_servers_only"] = True
+        for s in ntp["servers"]:
+            s["key"] = 1
+    return ntp
+
+
 def _management(d: Device, m: ManagementIntent) -> dict[str, Any]:
     vrf = token(m.vrf, d.name, "management.vrf", "startup-config")
     for field in ("snmpv3_user", "breakglass_user"):
@@ -144,11 +182,11 @@ def _management(d: Device, m: ManagementIntent) -> dict[str, Any]:
         # behind the management ACL, so the switch stays reachable after the first commit
         "management_api_http": {"enable_https": True, "enable_http": False,
                                 "enable_vrfs": [{"name": vrf, "access_group": "ACL-MGMT-IN"}]},
-        "ntp": {"local_interface": {"name": "Management0", "vrf": vrf}, "vrf": vrf,
-                "servers": [{"name": s, "iburst": True} for s in m.ntp_servers]},
+        "ntp": _ntp(m, vrf),
         "logging": {"trap": "informational", "vrfs": [{"name": vrf, "source_interface": "Management0",
-                                                        "hosts": [{"name": h, "protocol": "udp", "ports": [514]}
+                                                        "hosts": [_syslog_host(h, m.syslog_tls)
                                                                   for h in m.syslog_servers]}]},
+        **_tls(m),
     }
     if m.gateway:
         cfg["static_routes"] = [{"vrf": vrf, "prefix": "0.0.0.0/0", "next_hop": m.gateway, "name": "MGMT-DEFAULT"}]
@@ -157,8 +195,9 @@ def _management(d: Device, m: ManagementIntent) -> dict[str, Any]:
     if m.aaa_servers:
         cfg.update(_aaa(m, vrf))
     if m.telemetry == "gnmi":
+        # TLS with client certificates: the profile trusts the site CA only (`_tls`)
         cfg["management_api_gnmi"] = {"provider": "eos-native", "transport": {"grpc": [
-            {"name": vrf, "vrf": vrf, "ip_access_group": "ACL-MGMT-IN"}]}}
+            {"name": vrf, "vrf": vrf, "ip_access_group": "ACL-MGMT-IN", "ssl_profile": TLS_PROFILE}]}}
     else:
         cfg["snmp_server"] = {
             "local_interfaces": [{"name": "Management0", "vrf": vrf}],
@@ -214,6 +253,8 @@ def _routing(r: Routing) -> dict[str, Any]:
                 pg["password"] = secret_ref(r.password_secret)
             if r.bfd:
                 pg["bfd"] = True
+            if r.ttl_security_hops:
+                pg["ttl_maximum_hops"] = r.ttl_security_hops   # `neighbor G ttl maximum-hops N`: EOS's GTSM
             if r.default_originate and g.direction == "down":
                 pg["default_originate"] = {"enabled": True}
             peer_groups.append(pg)

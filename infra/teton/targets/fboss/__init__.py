@@ -56,11 +56,12 @@ class FbossTarget(DeviceTarget):
             plane = tier.split(".")[0]
             bgp = "backend.bgp" if plane == "backend" else plane      # where the spec sets the plane's BGP
             r = [d.routing for d in ds if d.routing is not None]
-            if any(x.password_secret for x in r):
-                yield Finding(file, f"{bgp}.password_secret", f"the {tier} switches run FBOSS, whose BGP++ "
-                              "config (BgpConfig) has no session password: their peers would sign the sessions and "
-                              "they would not, so no session would come up; drop the password or run another NOS "
-                              "on that tier", rule="fboss")
+            hops = {x.ttl_security_hops for x in r if x.ttl_security_hops}
+            if hops:
+                yield Finding(file, f"{bgp}.password_secret", f"the {tier} switches run FBOSS, whose BGP++ config "
+                              "(BgpConfig) has no session password: every session of the " + plane + " is "
+                              f"protected by GTSM (TTL security, hops {min(hops)}) and signed by no password, so both "
+                              "ends agree", rule="fboss", severity="warning")
             if any(x.bfd for x in r):
                 yield Finding(file, f"{bgp}.bfd" if plane == "backend" else plane, f"the {tier} switches run FBOSS, "
                               "whose BGP++ config has no BFD: their sessions fail over on the hold timer only",

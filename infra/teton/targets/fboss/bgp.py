@@ -10,11 +10,13 @@
 - policies equivalent to the other NOSes' export rules (`teton.frr.policy`): EXPORT, applied outbound to every peer,
   permits on a transit switch everything, on a rack switch only the prefix lists ORIGINATE_V4/ORIGINATE_V6, and on a
   drained switch prepends its ASN; IMPORT accepts everything;
-- `eor_time_s`: the startup hold (updates wait for the peers' End-of-RIB, at most this long).
+- `eor_time_s`: the startup hold (updates wait for the peers' End-of-RIB, at most this long);
+- GTSM (`ttl_security_hops` on every peer group) where the design asks: on a plane with FBOSS switches it replaces the
+  session password (`teton.design.routing.session_protection`).
 
 BGP++'s BgpConfig has no session password, no BFD, no connect-retry timer, no maximum-prefix restart and no multipath
-width: the first two are refused by the target's check (`FbossTarget.check`), the multipath width is the agent's
-`switchSettings.ecmpWidth`.
+width: the password is replaced by GTSM (the design's), BFD is warned of by the target's check (`FbossTarget.check`),
+the multipath width is the agent's `switchSettings.ecmpWidth`.
 """
 
 from __future__ import annotations
@@ -86,6 +88,8 @@ def bgp_config(r: Routing, port_ids: dict[str, int]) -> dict[str, Any]:
                              "ingress_policy_name": IMPORT, "egress_policy_name": EXPORT,
                              "bgp_peer_timers": dict(timers),
                              "pre_filter": {"max_routes": r.maximum_prefixes, "warning_only": False}}
+        if r.ttl_security_hops:
+            e["ttl_security_hops"] = r.ttl_security_hops      # GTSM (RFC 5082): BGP++'s PeerGroup field 38
         groups.append(e)
     peers = []
     for n in r.neighbors:

@@ -6,12 +6,12 @@ bgpcpp.conf for the routing BGP++ runs, completely enough that the twin runs its
   lossless one, with headroom), every queue of every cabled port from its queue config (strict or deficit round robin
   with its weight, the ECN thresholds of an `aqms` entry);
 - BGP (the target's one reader of bgpcpp.conf, into the NOS-neutral view through the routing intent it spells,
-  `teton.frr.policy.routing_view`): the peer groups (family from the disabled AFI, side from `peer_tag`,
-  `is_passive`), every peer (its port from `router_port_id`), timers, the maximum-prefix limit, the originated
-  networks (the loopback and the aggregates), whether EXPORT filters (a rack switch) or not (transit), its prepend,
-  the startup hold (`eor_time_s`), the multipath width (agent.conf's `switchSettings.ecmpWidth`).  BGP++ has no
-  connect-retry timer (read back as None, as EOS's) and no maximum-prefix restart: the view keeps the design's
-  minutes for the latter, so the twin's FRR runs it.
+  `teton.frr.policy.routing_view`): the peer groups (family from the disabled AFI, side from `peer_tag`, `is_passive`),
+  every peer (its port from `router_port_id`), timers, GTSM's hops, the maximum-prefix limit, the originated networks
+  (the loopback and the aggregates), whether EXPORT filters (a rack switch) or not (transit), its prepend, the startup
+  hold (`eor_time_s`), the multipath width (agent.conf's `switchSettings.ecmpWidth`).  BGP++ has no connect-retry timer
+  (read back as None, as EOS's) and no maximum-prefix restart: the view keeps the design's minutes for the latter, so
+  the twin's FRR runs it.
 """
 
 from __future__ import annotations
@@ -98,7 +98,7 @@ def _routing(bgp: dict[str, Any], sw: dict[str, Any], names: dict[int, str], loo
              restart_min: int) -> Routing:
     groups: list[PeerGroup] = []
     family: dict[str, Family] = {}
-    timers, max_routes = BgpTimersIntent(30, 90, None), 0
+    timers, max_routes, ttl = BgpTimersIntent(30, 90, None), 0, None
     for g in bgp.get("peer_groups", []):
         fam: Family = "ipv6" if g.get("disable_ipv4_afi") else "ipv4"
         family[g["name"]] = fam
@@ -108,6 +108,7 @@ def _routing(bgp: dict[str, Any], sw: dict[str, Any], names: dict[int, str], loo
         if t:
             timers = BgpTimersIntent(int(t["keep_alive_seconds"]), int(t["hold_time_seconds"]), None)
         max_routes = int((g.get("pre_filter") or {}).get("max_routes", max_routes))
+        ttl = int(g["ttl_security_hops"]) if g.get("ttl_security_hops") else ttl
     neighbors = [Neighbor(p["peer_addr"], family.get(p.get("peer_group_name", ""),
                                                      "ipv6" if ":" in p["peer_addr"] else "ipv4"),
                           int(p["remote_as_4_byte"]), p.get("peer_group_name", ""),
@@ -124,7 +125,8 @@ def _routing(bgp: dict[str, Any], sw: dict[str, Any], names: dict[int, str], loo
         groups=tuple(sorted(groups, key=lambda g: (g.direction != "up", g.name))), neighbors=tuple(neighbors),
         maximum_paths=int(width), timers=timers, bfd=False, password_secret=None, loopback4=lo4, loopback6=lo6,
         aggregates4=tuple(nets4), aggregates6=tuple(nets6), transit=transit, maximum_prefixes=max_routes,
-        maximum_prefix_restart_min=restart_min, startup_hold_s=int(bgp.get("eor_time_s", 0)), drain_prepend=prepend)
+        maximum_prefix_restart_min=restart_min, startup_hold_s=int(bgp.get("eor_time_s", 0)), drain_prepend=prepend,
+        ttl_security_hops=ttl)
 
 
 def read_fboss(name: str, agent: dict[str, Any], bgp: dict[str, Any] | None,

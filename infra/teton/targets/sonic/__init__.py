@@ -8,7 +8,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import base64
+import json
+from collections.abc import Iterator, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -18,6 +20,7 @@ from teton.fabric.intent import Buffers, Qos
 from teton.fabric.model import Device, Fabric
 from teton.fabric.neighbours import expected
 from teton.findings import Finding
+from teton.secrets import NTP_KEY, referenced_secrets, secret_value
 from teton.targets.base import BuildFileError, BuildFiles, DeviceTarget, DeviceView, Files, RenderContext
 from teton.targets.frr import render_frr
 from teton.targets.sonic.config_db import config_db, dump_config_db, lldp_port_id, neighbour_tables
@@ -53,7 +56,25 @@ class SonicTarget(DeviceTarget):
             yield Finding(file, "backend.bgp.bfd", "frr.conf asks for BFD, but SONiC's bgp container starts bfdd only "
                           "on images whose supervisord runs it: check the image, or the sessions run without BFD",
                           rule="sonic", severity="warning")
+        if m is not None and m.syslog_tls and m.syslog_servers and devices:
+            yield Finding(file, "management.syslog_tls", "SONiC's syslog (SYSLOG_SERVER) sends over UDP or TCP only: "
+                          "the SONiC switches send syslog unencrypted, over UDP", rule="sonic", severity="warning")
         yield from self._hash_entropy(fabric, file)
+
+    def resolve_secrets(self, files: Files, secrets: Mapping[str, str]) -> Files:
+        """Cleartext in the pushed files, except the NTP key, which Config DB holds base64-encoded (NTP_KEY)."""
+        out: Files = {}
+        for path, text in files.items():
+            if path.endswith("config_db.json") and '"NTP_KEY"' in text:
+                db = json.loads(text)
+                for key in db.get("NTP_KEY", {}).values():
+                    names = sorted(referenced_secrets(str(key.get("value", ""))))
+                    if names:
+                        value = secret_value(names[0], secrets, NTP_KEY)
+                        key["value"] = base64.b64encode(value.encode()).decode()
+                text = dump_config_db(db)
+            out[path] = text
+        return super().resolve_secrets(out, secrets)
 
     def _hash_entropy(self, fabric: Fabric, file: str) -> Iterator[Finding]:
         """SONiC cannot hash the RoCE BTH's destination QP (sonic-hash has no UDF): its ECMP entropy is the UDP source

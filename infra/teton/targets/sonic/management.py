@@ -1,6 +1,8 @@
 """SONiC's management plane, spelled from the `management` intent: management VRF and port, SSH policy, AAA with
-authentication, authorization and accounting, NTP, syslog, gNMI or SNMPv3, and control-plane ACLs that admit only
-the management prefixes (SSH, SNMP, and gNMI as an external client on its port)."""
+authentication, authorization and accounting (TACACS+ with CHAP, never PAP), NTP (authenticated with the site's key
+when the spec names one), syslog (UDP: SONiC's syslog has no TLS), gNMI with TLS and client certificates (its
+`GNMI` table: `client_auth`, `user_auth: cert` and the certificate files) or SNMPv3, and control-plane ACLs that
+admit only the management prefixes (SSH, SNMP, and gNMI as an external client on its port)."""
 
 from __future__ import annotations
 
@@ -11,6 +13,8 @@ from teton.fabric.model import Device
 from teton.secrets import secret_ref
 
 MGMT_VRF = "mgmt"   # SONiC's management VRF has this name and no other (MGMT_VRF_CONFIG, sonic-mgmt_vrf.yang)
+NTP_KEY_ID = 1      # the one NTP key, as EOS's
+TACACS_AUTH = "chap"
 
 
 def _acl(table: str, services: list[str], prefixes: tuple[str, ...], description: str,
@@ -47,6 +51,13 @@ def mgmt_tables(device: Device, m: ManagementIntent) -> dict[str, Any]:
         t["NTP"] = {"global": {"vrf": MGMT_VRF, "src_intf": "eth0"}}
         t["NTP_SERVER"] = {ip: {"association_type": "server", "iburst": "on", "version": "4"}
                            for ip in m.ntp_servers}
+        if m.ntp_key_secret:
+            # time only from servers that sign with key 1 (SHA-1); Config DB holds the key base64-encoded, which the
+            # push does (`SonicTarget.resolve_secrets`): the build folder holds the reference
+            t["NTP"]["global"]["authentication"] = "enabled"
+            t["NTP_KEY"] = {str(NTP_KEY_ID): {"type": "sha1", "trusted": "yes", "value": secret_ref(m.ntp_key_secret)}}
+            for server in t["NTP_SERVER"].values():
+                server.update(key=str(NTP_KEY_ID), trusted="yes")
     if m.syslog_servers:
         t["SYSLOG_SERVER"] = {ip: {"vrf": MGMT_VRF, "port": "514", "protocol": "udp", "severity": "notice"}
                               for ip in m.syslog_servers}
@@ -55,8 +66,11 @@ def mgmt_tables(device: Device, m: ManagementIntent) -> dict[str, Any]:
         t["AAA"] = {"authentication": {"login": methods, "failthrough": "true"},
                     "authorization": {"login": methods}, "accounting": {"login": methods}}
         if m.aaa_protocol == "tacacs+":
-            t["TACPLUS"] = {"global": {"auth_type": "pap", "timeout": "5", "passkey": aaa_key}}
-            t["TACPLUS_SERVER"] = {ip: {"priority": str(n), "tcp_port": "49", "passkey": aaa_key, "vrf": MGMT_VRF}
+            # CHAP, not PAP: the password never crosses the wire as it is (sonic-system-tacacs.yang: pap, chap,
+            # mschap, login)
+            t["TACPLUS"] = {"global": {"auth_type": TACACS_AUTH, "timeout": "5", "passkey": aaa_key}}
+            t["TACPLUS_SERVER"] = {ip: {"priority": str(n), "tcp_port": "49", "passkey": aaa_key, "vrf": MGMT_VRF,
+                                        "auth_type": TACACS_AUTH}
                                    for n, ip in enumerate(m.aaa_servers, start=1)}
         else:
             t["RADIUS"] = {"global": {"auth_type": "pap", "timeout": "5", "passkey": aaa_key}}
