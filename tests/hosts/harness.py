@@ -13,6 +13,7 @@ import os
 import shutil
 import subprocess
 import uuid
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -89,6 +90,26 @@ def make_root(root: Path) -> Path:
             os.mknod(node, 0o20666, os.makedev(major, minor))
             node.chmod(0o666)
     return root
+
+
+_LIBS: dict[tuple[str, ...], set[str]] = {}
+
+
+def link_programs(root: Path, programs: list[str], trees: Sequence[Path] = ()) -> None:
+    """Programs of this machine on `root` (hard links): each with the libraries it and the shared objects under
+    `trees` (plugin folders, linked whole) load; the libraries are found once per set of programs."""
+    key = (*programs, *map(str, trees))
+    if key not in _LIBS:
+        objects = [str(p) for t in trees for p in sorted(t.rglob("*.so*"))]
+        _LIBS[key] = _libs([*programs, *objects])
+    for p in programs:
+        _link(p, root)
+    for lib in sorted(_LIBS[key]):
+        _link(lib, root)
+    for t in trees:
+        if not (root / str(t).lstrip("/")).exists():
+            (root / str(t).lstrip("/")).parent.mkdir(parents=True, exist_ok=True)
+            run("cp", "-al", str(t), str(root / str(t).lstrip("/")))
 
 
 def chroot_exe(where: Path, root: Path, netns: str | None) -> Path:
