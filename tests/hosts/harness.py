@@ -102,14 +102,14 @@ def link_programs(root: Path, programs: list[str], trees: Sequence[Path] = ()) -
     if key not in _LIBS:
         objects = [str(p) for t in trees for p in sorted(t.rglob("*.so*"))]
         _LIBS[key] = _libs([*programs, *objects])
+    for t in trees:             # first: a library inside a tree would make its folder
+        if not (root / str(t).lstrip("/")).exists():
+            (root / str(t).lstrip("/")).parent.mkdir(parents=True, exist_ok=True)
+            run("cp", "-al", str(t), str(root / str(t).lstrip("/")))
     for p in programs:
         _link(p, root)
     for lib in sorted(_LIBS[key]):
         _link(lib, root)
-    for t in trees:
-        if not (root / str(t).lstrip("/")).exists():
-            (root / str(t).lstrip("/")).parent.mkdir(parents=True, exist_ok=True)
-            run("cp", "-al", str(t), str(root / str(t).lstrip("/")))
 
 
 def chroot_exe(where: Path, root: Path, netns: str | None) -> Path:
