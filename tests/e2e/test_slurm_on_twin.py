@@ -145,10 +145,11 @@ class Cluster:
         except AssertionError:       # slurmctld not answering yet
             return False
 
-    def play(self, key: str | None = None) -> h.Result:
+    def play(self) -> h.Result:
+        """The role on the controller and every GPU host, with the test's munge key as the deploy passes it."""
         res = h.play(self.playbook, [str(self.build / "ansible/inventory.yml")], self.data,
                      roots=self.controller.root.parent, extravars={"teton_slurm_files": str(self.files)},
-                     envvars={"TETON_SECRET_munge_key": key or self.key})
+                     envvars={"TETON_SECRET_munge_key": self.key}, forks=len(self.hosts))
         assert res.rc == 0, res.stdout[-4000:]
         return res
 
@@ -269,18 +270,25 @@ def test_a_host_cut_off_from_the_front_end_goes_down_and_comes_back(cluster):
     from teton.twin import service
 
     host = cluster.gpus[-1]
+    seen: list[str] = []
+
+    def cut_off() -> bool:
+        """DOWN, or NOT_RESPONDING (sinfo's `*`)."""
+        seen.append(cluster.states()[host.name])
+        return seen[-1].startswith("down") or seen[-1].endswith("*")
+
     t0 = time.monotonic()
     try:
         for nic in ("fe0", "fe1"):
             service.fail(cluster.twin, f"{host.name}:{nic}")
-        down = cluster.wait(f"{host.name} down", lambda: cluster.states()[host.name].startswith("down")
-                                or cluster.states()[host.name].endswith("*"), 60, 0.5)
+        down = cluster.wait(f"{host.name} down", cut_off, 60, 0.5)
         assert all(s == "idle" for n, s in cluster.states().items() if n != host.name)
     finally:
         service.restore(cluster.twin)
+    t1 = time.monotonic()
     back = cluster.wait(f"{host.name} idle again", cluster.all_idle, 90, 0.5)
-    print(f"\n{host.name}: down in Slurm {down:.1f} s after its front end failed; idle {back:.1f} s after restore "
-          f"(whole test {time.monotonic() - t0:.1f} s)")
+    print(f"\n{host.name}: {seen[-1]} in Slurm {down:.1f} s after its front end failed; idle {back:.1f} s after "
+          f"restore returned ({t1 - t0 - down:.1f} s); whole test {time.monotonic() - t0:.1f} s")
 
 
 def _restart(cluster: Cluster, needed: dict[str, list[str]]) -> None:
@@ -300,7 +308,6 @@ def test_a_changed_slurm_conf_restarts_slurmctld_on_the_controller_and_slurmd_on
     _restart(cluster, handlers_run(run))
     assert "SlurmdTimeout           = 7 sec" in cluster.client("scontrol", "show", "config")
     cluster.wait("every GPU host idle after the restarts", cluster.all_idle, 60)
-    assert cluster.play().total("changed") == 0
 
 
 def test_a_changed_munge_key_restarts_munged_before_the_slurm_daemon(cluster):
@@ -312,4 +319,3 @@ def test_a_changed_munge_key_restarts_munged_before_the_slurm_daemon(cluster):
     cluster.wait("every GPU host idle with the new key", cluster.all_idle, 60)
     names = [x.name for x in cluster.gpus]
     assert sorted(cluster.client("srun", "-N", str(len(names)), "hostname").split()) == names
-    assert cluster.play().total("changed") == 0

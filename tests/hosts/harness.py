@@ -167,7 +167,7 @@ class Result:
 
 def play(playbook: Path, inventory: list[str], data_dir: Path, *, check: bool = False, limit: str | None = None,
          extravars: dict[str, Any] | None = None, roots: Path | None = None,
-         envvars: dict[str, str] | None = None) -> Result:
+         envvars: dict[str, str] | None = None, forks: int = 4) -> Result:
     """One real ansible-playbook run through ansible-runner (suppress_env_files: options never persist between runs).
     With `roots`, every host is the root directory `roots/<host>` reached through `roots/chroot-<host>.sh`; `envvars`
     add to the run's environment (the secrets, `TETON_SECRET_<name>`, as teton's deploy passes them)."""
@@ -183,7 +183,7 @@ def play(playbook: Path, inventory: list[str], data_dir: Path, *, check: bool = 
     cmdline = "--diff" + (" --check" if check else "")
     r = ansible_runner.run(private_data_dir=str(data_dir), playbook=str(playbook), inventory=inventory,
                            cmdline=cmdline, limit=limit, extravars=ev, envvars={**env(), **(envvars or {})},
-                           suppress_env_files=True, quiet=True, forks=4)
+                           suppress_env_files=True, quiet=True, forks=forks)
     return Result(r)
 
 
