@@ -3,8 +3,8 @@ lab twin's controller `slurmctl` and its eight GPU hosts, each a root directory 
 test then starts, from the files the role installed, munged and slurmctld in the controller's namespace and munged
 and slurmd in every GPU host's, over the twin's front end only (slurm.conf's NodeAddr and SlurmctldHost address are
 the hosts' front-end addresses).  Slurm sees every host idle, runs a job on all eight, shows the rendered tree;
-a host cut off from the front end goes DOWN and comes back; the role's handlers restart the right daemon, munged
-first.
+a host cut off from the front end goes NOT_RESPONDING (or DOWN) and comes back; the role's handlers restart the
+right daemon, munged first; a second run changes nothing.
 
 No systemd runs here, so the test stands in for it (and for the packages' scripts, tests/hosts/slurm.install): each
 daemon runs as the package's unit would, in the host's namespaces (network, and its own mount and UTS namespace: the
@@ -38,8 +38,8 @@ pytestmark = [pytest.mark.root("the twin, munged, slurmctld and slurmd"),
 
 # slurm.conf settings the test changes (None: removed), and why.
 OVERRIDES: dict[str, tuple[str | None, str]] = {
-    "ProctrackType": ("proctrack/linuxproc", "the twin's namespaces have no cgroup hierarchy of their own"),
-    "TaskPlugin": ("task/none", "no cgroups, and no binding to the 96 cores slurm.conf gives a host"),
+    "ProctrackType": ("proctrack/linuxproc", "the hosts share this machine's cgroup hierarchy: no job cgroups in it"),
+    "TaskPlugin": ("task/none", "the same, and no binding to the 96 cores slurm.conf gives a host"),
     "SlurmdParameters": ("config_overrides", "a host here is this machine's cores and memory, not 2x48 cores and "
                          "1.9 TB: slurmd registers the node slurm.conf describes (with its 8 GPUs), not the stand-in"),
     "HealthCheckProgram": (None, "teton-node-health (gpu_health) is not in the roots; tests/hosts/test_slurm.py "
