@@ -4,6 +4,7 @@ bring up and tear down as `lab`."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,7 +14,9 @@ import yaml
 
 from tests.helpers import LAB, write_spec
 
-SERVICES_TWIN = "svc"
+# Another name (TETON_SERVICES_TWIN) lets two checkouts run these tests on one machine at once: a twin's kernel
+# objects and state folder are named after it, and the fixture takes down a twin of its name before it starts.
+SERVICES_TWIN = os.environ.get("TETON_SERVICES_TWIN", "svc")
 
 
 @dataclass(frozen=True)
@@ -21,6 +24,7 @@ class ServicesTwin:
     spec: Path          # the lab spec as the twin runs it (cluster name `svc`)
     build: Path         # the build folder the twin deployed (its Ansible inventory, Slurm files ...)
     report: object      # teton.twin.service.TwinUp
+    name: str = SERVICES_TWIN   # the twin's name, for teton.twin.service's verbs (fail, restore)
 
     def netns(self, node: str) -> str:
         from teton.twin.plan import netns_name

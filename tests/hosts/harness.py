@@ -13,6 +13,7 @@ import os
 import shutil
 import subprocess
 import uuid
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -91,6 +92,26 @@ def make_root(root: Path) -> Path:
     return root
 
 
+_LIBS: dict[tuple[str, ...], set[str]] = {}
+
+
+def link_programs(root: Path, programs: list[str], trees: Sequence[Path] = ()) -> None:
+    """Programs of this machine on `root` (hard links): each with the libraries it and the shared objects under
+    `trees` (plugin folders, linked whole) load; the libraries are found once per set of programs."""
+    key = (*programs, *map(str, trees))
+    if key not in _LIBS:
+        objects = [str(p) for t in trees for p in sorted(t.rglob("*.so*"))]
+        _LIBS[key] = _libs([*programs, *objects])
+    for t in trees:             # first: a library inside a tree would make its folder
+        if not (root / str(t).lstrip("/")).exists():
+            (root / str(t).lstrip("/")).parent.mkdir(parents=True, exist_ok=True)
+            run("cp", "-al", str(t), str(root / str(t).lstrip("/")))
+    for p in programs:
+        _link(p, root)
+    for lib in sorted(_LIBS[key]):
+        _link(lib, root)
+
+
 def chroot_exe(where: Path, root: Path, netns: str | None) -> Path:
     """The `chroot` the connection runs: a private mount namespace (inside `netns` when given) with /proc and /sys
     mounted in the root, then chroot."""
@@ -146,7 +167,7 @@ class Result:
 
 def play(playbook: Path, inventory: list[str], data_dir: Path, *, check: bool = False, limit: str | None = None,
          extravars: dict[str, Any] | None = None, roots: Path | None = None,
-         envvars: dict[str, str] | None = None) -> Result:
+         envvars: dict[str, str] | None = None, forks: int = 4) -> Result:
     """One real ansible-playbook run through ansible-runner (suppress_env_files: options never persist between runs).
     With `roots`, every host is the root directory `roots/<host>` reached through `roots/chroot-<host>.sh`; `envvars`
     add to the run's environment (the secrets, `TETON_SECRET_<name>`, as teton's deploy passes them)."""
@@ -162,7 +183,7 @@ def play(playbook: Path, inventory: list[str], data_dir: Path, *, check: bool = 
     cmdline = "--diff" + (" --check" if check else "")
     r = ansible_runner.run(private_data_dir=str(data_dir), playbook=str(playbook), inventory=inventory,
                            cmdline=cmdline, limit=limit, extravars=ev, envvars={**env(), **(envvars or {})},
-                           suppress_env_files=True, quiet=True, forks=4)
+                           suppress_env_files=True, quiet=True, forks=forks)
     return Result(r)
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.hosts import slurm
 from tests.hosts.harness import PLAYBOOKS, run
 
 pytestmark = [pytest.mark.root("munged and slurmctld"),
@@ -28,16 +29,6 @@ def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
-
-
-def _stop(proc: subprocess.Popen | None) -> None:
-    if proc is not None and proc.poll() is None:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(5)
 
 
 @contextlib.contextmanager
@@ -54,16 +45,11 @@ def _slurmctld(build: Path, files: tuple[str, ...] = ("gres.conf", "topology.con
     key.chmod(0o400)
     shutil.chown(key, "munge", "munge")
     sock = munge / "munge.socket"
-    munged = subprocess.Popen(["runuser", "-u", "munge", "--", "munged", "--foreground", "--key-file", str(key),
-                               "--socket", str(sock), "--pid-file", str(munge / "munged.pid"),
-                               "--log-file", str(munge / "munged.log"), "--seed-file", str(munge / "seed")],
+    munged = subprocess.Popen(["runuser", "-u", "munge", "--", *slurm.munged_argv(key, sock, munge)],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     ctld = None
     try:
-        for _ in range(100):
-            if sock.exists():
-                break
-            time.sleep(0.05)
+        slurm.wait_until("munged's socket", sock.exists, 5, 0.05)
         etc = work / "etc"
         etc.mkdir()
         for f in files:
@@ -91,11 +77,16 @@ def _slurmctld(build: Path, files: tuple[str, ...] = ("gres.conf", "topology.con
             time.sleep(0.1)
         log = (work / "slurmctld.log").read_text() if (work / "slurmctld.log").exists() else ""
         assert ctld.poll() is None, f"slurmctld exited: {log[-3000:]}"
-        yield environ, work
+        yield _client(environ), environ
     finally:
-        _stop(ctld)
-        _stop(munged)
+        slurm.stop(ctld)
+        slurm.stop(munged)
         shutil.rmtree(work, ignore_errors=True)
+
+
+def _client(environ: dict[str, str]) -> slurm.Scontrol:
+    """Slurm's clients on this machine, pointed at the test's slurmctld."""
+    return lambda *cmd: run(*cmd, env=environ).stdout
 
 
 @pytest.fixture(scope="module")
@@ -105,81 +96,48 @@ def controller(lab_build):
         yield running
 
 
-def _expand(env, expr: str) -> list[str]:
-    return run("scontrol", "show", "hostnames", expr, env=env).stdout.split()
-
-
-def _topology(env) -> tuple[list[tuple[str, int]], list[str], dict[str, list[str]]]:
-    """`scontrol show topology`: (switches with their levels, the leaf switches' nodes, each switch's children)."""
-    out = run("scontrol", "show", "topology", env=env).stdout
-    switches: list[tuple[str, int]] = []
-    nodes: list[str] = []
-    children: dict[str, list[str]] = {}
-    for line in out.splitlines():
-        fields = dict(re.findall(r"(\w+)=(\S+)", line))
-        if "SwitchName" not in fields:
-            continue
-        switches.append((fields["SwitchName"], int(fields["Level"])))
-        if "Nodes" in fields and fields["Nodes"] != "(null)":
-            if fields["Level"] == "0":
-                nodes += _expand(env, fields["Nodes"])
-        if "Switches" in fields and fields["Switches"] != "(null)":
-            children[fields["SwitchName"]] = _expand(env, fields["Switches"])
-    return switches, nodes, children
-
-
-def _partitions(env) -> dict[str, tuple[list[str], bool]]:
-    """`scontrol show partition`: {partition: (its nodes, whether it is the default)}."""
-    out = run("scontrol", "show", "partition", "--oneliner", env=env).stdout
-    parts = {}
-    for line in out.splitlines():
-        fields = dict(re.findall(r"(\w+)=(\S+)", line))
-        if "PartitionName" in fields:
-            parts[fields["PartitionName"]] = (_expand(env, fields["Nodes"]), fields["Default"] == "YES")
-    return parts
-
-
 def test_scontrol_shows_every_switch_and_node_exactly_once(controller, lab_fabric):
-    env, _ = controller
-    switches, nodes, children = _topology(env)
+    scontrol, _ = controller
+    switches, nodes, children = slurm.topology(scontrol)
     rtsws = sorted(d.name for d in lab_fabric.by_role("rtsw"))
     names = [n for n, _ in switches]
     assert sorted(names) == sorted(rtsws + ["z01", "z02", "lab"]) and len(names) == len(set(names))
     assert {n: lvl for n, lvl in switches} == {**dict.fromkeys(rtsws, 0), "z01": 1, "z02": 1, "lab": 2}
     assert sorted(nodes) == sorted(d.name for d in lab_fabric.by_role("host")) and len(nodes) == len(set(nodes))
     assert children["lab"] == ["z01", "z02"] and children["z02"] == ["z02-r001-rtsw", "z02-r002-rtsw"]
-    sinfo = run("sinfo", "-h", "-N", "-o", "%N %G", env=env).stdout
+    sinfo = scontrol("sinfo", "-h", "-N", "-o", "%N %G")
     assert sinfo.count("gpu:h100:8") == 8
-    assert _partitions(env) == {"gpu": (sorted(d.name for d in lab_fabric.by_role("host")), True)}   # no tenants
+    hosts = sorted(d.name for d in lab_fabric.by_role("host"))
+    assert slurm.partitions(scontrol) == {"gpu": (hosts, True)}   # no tenants
 
 
 def test_gres_conf_gives_each_gpu_the_cores_of_its_socket(controller):
-    env, _ = controller
-    out = run("scontrol", "show", "node", "z01-r001-h1", env=env).stdout
+    scontrol, _ = controller
+    out = scontrol("scontrol", "show", "node", "z01-r001-h1")
     assert "Gres=gpu:h100:8" in out and "Sockets=2" in out and "AvailableFeatures=z01,z01-r001" in out
 
 
 def test_health_check_drains_a_failing_node_and_never_reboots_it(controller, tmp_path):
-    env, _ = controller
+    scontrol, environ = controller
     cfg = tmp_path / "node-health.json"
     cfg.write_text(json.dumps({"node": "z02-r002-h2", "expected_gpus": 8, "nics": ["tt-no-such-nic"],
                                "pfc_priority": 3, "roce_qos_state": str(tmp_path / "missing.json"), "drain": True,
                                "scontrol": "scontrol"}))
     res = run("python3", str(PLAYBOOKS / "roles/gpu_health/files/teton-node-health"), "--config", str(cfg),
-              env=env, check=False)
+              env=environ, check=False)
     assert res.returncode == 1, res.stdout + res.stderr
     assert "n/a  gpus: no GPU here: nvidia-smi not found" in res.stdout       # no GPU: reported, not a failure
     assert "FAIL link tt-no-such-nic: no such interface" in res.stdout
     assert "drained z02-r002-h2 in Slurm" in res.stdout
-    node = run("scontrol", "show", "node", "z02-r002-h2", env=env).stdout
+    node = scontrol("scontrol", "show", "node", "z02-r002-h2")
     assert "DRAIN" in node and "Reason=teton-node-health: link tt-no-such-nic" in node
 
 
 def test_infiniband_topology_is_one_switch_per_scalable_unit_under_the_cluster(lab_ib_build, lab_ib_fabric):
     """Rail-optimized SUs: every leaf of an SU reaches every node of it, so the SU is the scheduler's leaf switch."""
-    with _slurmctld(lab_ib_build) as (env, _):
-        switches, nodes, children = _topology(env)
-        sinfo = run("sinfo", "-h", "-N", "-o", "%N %G", env=env).stdout
+    with _slurmctld(lab_ib_build) as (scontrol, _):
+        switches, nodes, children = slurm.topology(scontrol)
+        sinfo = scontrol("sinfo", "-h", "-N", "-o", "%N %G")
     assert dict(switches) == {"z01": 0, "z02": 0, "lab-ib": 1}
     hosts = lab_ib_fabric.by_role("host")
     assert sorted(nodes) == sorted(d.name for d in hosts) and len(nodes) == len(set(nodes))
@@ -190,8 +148,8 @@ def test_infiniband_topology_is_one_switch_per_scalable_unit_under_the_cluster(l
 def test_infiniband_partitions_are_one_per_p_key_with_exactly_its_hosts(lab_ib_build, lab_ib_fabric):
     """lab-ib: SU 1 in the default partition 0x7fff (`gpu`, the default), SU 2 the tenant-a's 0x0a01: a job's queue
     pairs connect only within one P_Key, so no Slurm partition spans two."""
-    with _slurmctld(lab_ib_build) as (env, _):
-        parts = _partitions(env)
+    with _slurmctld(lab_ib_build) as (scontrol, _):
+        parts = slurm.partitions(scontrol)
     su = {z: sorted(d.name for d in lab_ib_fabric.by_role("host") if d.zone == z) for z in (1, 2)}
     (tenant,) = lab_ib_fabric.subnet_manager.partitions
     assert tenant.name == "tenant-a" and list(tenant.members) == su[2]
@@ -203,8 +161,8 @@ def test_when_every_host_is_a_tenants_the_first_tenant_is_the_default_partition(
     from teton.pipeline import build_fabric
 
     fabric = every_su_a_tenant()
-    with _slurmctld(build_fabric(fabric, tmp_path / "lab-ib").path) as (env, _):
-        parts = _partitions(env)
+    with _slurmctld(build_fabric(fabric, tmp_path / "lab-ib").path) as (scontrol, _):
+        parts = slurm.partitions(scontrol)
     su = {z: sorted(d.name for d in fabric.by_role("host") if d.zone == z) for z in (1, 2)}
     assert parts == {"tenant-a": (su[2], True), "tenant-b": (su[1], False)}
 
@@ -221,8 +179,8 @@ def test_a_three_level_infiniband_fabric_puts_each_scalable_unit_in_its_pod(tmp_
     for leaf in fabric.by_role("leaf"):
         pods.setdefault(f"p{leaf.attrs['pod']:02d}", set()).add(f"z{leaf.zone:02d}")
     assert len(pods) > 1
-    with _slurmctld(build) as (env, _):
-        switches, nodes, children = _topology(env)
+    with _slurmctld(build) as (scontrol, _):
+        switches, nodes, children = slurm.topology(scontrol)
     assert dict(switches) == {**{z: 0 for zs in pods.values() for z in zs}, **dict.fromkeys(pods, 1), "lab-ib3": 2}
     assert {p: set(children[p]) for p in pods} == pods and children["lab-ib3"] == sorted(pods)
     assert sorted(nodes) == sorted(d.name for d in fabric.by_role("host")) and len(nodes) == len(set(nodes))
@@ -231,7 +189,7 @@ def test_a_three_level_infiniband_fabric_puts_each_scalable_unit_in_its_pod(tmp_
 def test_slurmctld_starts_with_topology_yaml_beside_topology_conf(lab_build, lab_fabric):
     """topology.yaml is read by Slurm >= 25.05 only; an older slurmctld (Debian 12 ships 22.05) must still start with
     it beside topology.conf and show the same tree (from topology.conf), so one build serves both."""
-    with _slurmctld(lab_build, ("gres.conf", "topology.conf", "topology.yaml")) as (env, _):
-        switches, nodes, children = _topology(env)
+    with _slurmctld(lab_build, ("gres.conf", "topology.conf", "topology.yaml")) as (scontrol, _):
+        switches, nodes, children = slurm.topology(scontrol)
     assert sorted(nodes) == sorted(d.name for d in lab_fabric.by_role("host")) and len(nodes) == len(set(nodes))
     assert children["lab"] == ["z01", "z02"]

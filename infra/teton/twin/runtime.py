@@ -415,6 +415,12 @@ class Twin:
         """Set a link (both ends) administratively up or down."""
         self._set_ends(self._link_ends(a_node, a_if), up)
 
+    def set_links(self, links: Iterable[tuple[str, str]], up: bool) -> None:
+        """Set links (each named by one end: node, interface) up or down together: a server's static routes come
+        back once all of them are up (its ECMP default route needs every next hop's link up: one link of two
+        brought up alone fails it)."""
+        self._set_ends([end for node, itf in links for end in self._link_ends(node, itf)], up)
+
     def _set_ends(self, ends: Iterable[tuple[str, str]], up: bool) -> None:
         ends = list(ends)
         if bad := ns_ops.set_links([(self._ns[node], itf) for node, itf in ends], up):

@@ -421,9 +421,7 @@ def restore(which: str) -> RestoreResult:
         twin.swap(_end(a), _end(b))
     for device in failures.devices:
         twin.start_node(device)
-    for a, _ in failures.links:
-        dev, _, port = a.partition(":")
-        twin.set_link(dev, port, True)
+    twin.set_links([_end(a) for a, _ in failures.links], True)     # together: a server's two links, say
     restarted = twin.ensure_running()
     meta = replace(meta, failures=NO_FAILURES, swaps=())
     _save_meta(name, meta)
