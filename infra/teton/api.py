@@ -194,7 +194,8 @@ def report(source: Build, out_dir: PathLike, *, what_if: Sequence[str] = (), ver
            cache: bool = False) -> Path:
     """`teton docs SOURCE -o OUT_DIR`: the self-contained HTML report of a build folder (or of a spec's path, rendered
     first into OUT_DIR/build/); the path of its index.html."""
-    from teton.buildfolder import BuildFolder
+    from teton.buildfolder import FABRIC_JSON, BuildFolder
+    from teton.fabric.serialize import FabricFormatError
     from teton.pipeline import build as build_spec
     from teton.report import write_report
     from teton.verify.sections import report_providers
@@ -205,4 +206,8 @@ def report(source: Build, out_dir: PathLike, *, what_if: Sequence[str] = (), ver
     else:
         folder = BuildFolder.open(build_spec(os.fspath(source), out / "build", cache=_cache() if cache else None).path)
     assert folder.root is not None
-    return write_report(folder.fabric(), out, folder, report_providers(folder.root, tuple(what_if), verify))
+    try:
+        fabric = folder.fabric()
+    except FabricFormatError as exc:
+        raise TetonError(f"{folder.root / FABRIC_JSON}: {exc}") from None
+    return write_report(fabric, out, folder, report_providers(folder.root, tuple(what_if), verify))
