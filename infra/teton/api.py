@@ -167,15 +167,22 @@ def validate_build(build: Build, *, yang_dir: PathLike | None = None) -> list[Fi
 
 
 def verify(build: Build, *, fail: Sequence[str] = (), fail_each: str | None = None,
-           dask: str | None = None) -> Verified:
+           dask: str | None = None, dask_tls: tuple[PathLike, PathLike, PathLike] | None = None) -> Verified:
     """`teton verify BUILD`: the routing proved from the build's switch configs; `.ok`, `.findings`, `.counts`,
     `.to_json()`.  `fail` (devices or links) and `fail_each` (a role) ask what-if questions; `dask` is --dask
-    (a scheduler's address, "local" or "off"; default: a LocalCluster when the build is large)."""
-    from teton.verify.distributed import mapper_for
+    (a scheduler's address, "local" or "off"; default: a LocalCluster when the build is large); `dask_tls` the
+    (CA, certificate, key) PEM files of a tls:// scheduler.  A Dask scheduler and its workers are trusted code (the
+    client unpickles what they send): a plain tcp:// one gets a `UserWarning`."""
+    import warnings
+
+    from teton.verify.distributed import DaskTls, insecure, mapper_for
     from teton.verify.run import verify as verify_build
 
     root = _root(build)
-    with mapper_for(dask, root) as mapper:
+    tls = DaskTls(*(Path(p) for p in dask_tls)) if dask_tls is not None else None
+    if (warning := insecure(dask, tls)) is not None:
+        warnings.warn(warning, UserWarning, stacklevel=2)
+    with mapper_for(dask, root, tls) as mapper:
         return verify_build(root, tuple(fail), fail_each, mapper)
 
 
