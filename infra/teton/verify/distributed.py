@@ -35,6 +35,7 @@ from teton.verify.model import Model
 from teton.verify.run import Mapper, local_mapper
 from teton.verify.solve import Down, Solution, solve
 
+
 @dataclass(frozen=True)
 class DaskTls:
     """The certificates that authenticate teton to a `tls://` scheduler and the scheduler to teton (PEM files)."""
