@@ -92,7 +92,7 @@ def drift(build: str, twin_name: str | None, as_json: bool) -> None:
                 colour = "green" if line.startswith("+") else "red"
                 out.print(f"  [{colour}]{escape(line)}[/{colour}]", markup=True)
         note = "" if r["passwords_compared"] else " (BGP passwords not compared: give TETON_SECRET_<name>)"
-        err.print(f"{len(r['drifted'])} of {r['switches']} switches of twin {r['twin']} drifted{note}")
+        err.print(f"{len(r['drifted'])} of {r['switches']} switches of twin {escape(str(r['twin']))} drifted{note}")
     if r["drifted"]:
         sys.exit(1)
 
@@ -130,4 +130,4 @@ def docs(source: str, output: str, spec_timeout: float | None, no_cache: bool, w
         except FabricFormatError as exc:
             raise TetonError(f"{Path(folder.root or source) / FABRIC_JSON}: {exc}") from None
         index = write_report(fabric, out_dir, folder, providers)
-    err.print(f"wrote {index} ({index.stat().st_size:,} bytes)")
+    err.print(f"wrote {escape(str(index))} ({index.stat().st_size:,} bytes)")

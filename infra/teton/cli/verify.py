@@ -147,8 +147,8 @@ def verify_cabling(build: str, lldp_dir: str, as_json: bool) -> None:
             f"{len(report.swapped)} swapped, {len(report.miswired)} miswired, {len(report.missing)} missing, "
             f"{len(report.extra)} extra")
         gaps = f"; {len(report.not_collected):,} devices not collected" if report.not_collected else ""
-        err.print(f"{lldp_dir}: {report.as_designed:,} of {report.ports:,} ports of {report.devices:,} devices "
-                  f"see their designed neighbour; {state}{gaps}")
+        err.print(f"{escape(str(lldp_dir))}: {report.as_designed:,} of {report.ports:,} ports of "
+                  f"{report.devices:,} devices see their designed neighbour; {state}{gaps}")
     if not report.ok:
         sys.exit(1)
 
@@ -190,6 +190,6 @@ def ib_verify(spec: str, discovered: str, spec_timeout: float | None, as_json: b
             out.print(f"extra     {escape(a)} <-> {escape(b)}")
         state = "as designed" if report.ok else (f"{len(report.missing)} missing, {len(report.miswired)} miswired, "
                                                  f"{len(report.extra)} extra")
-        err.print(f"{discovered}: {report.found:,} of {report.links:,} links of the design found; {state}")
+        err.print(f"{escape(str(discovered))}: {report.found:,} of {report.links:,} links of the design found; {state}")
     if not report.ok:
         sys.exit(1)
