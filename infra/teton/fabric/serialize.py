@@ -113,7 +113,7 @@ _OPT_INT = (int, type(None))
 # each record's fields by the JSON types `dump_fabric` writes (a bool is no int): checked on load, so a field of the
 # wrong type is refused naming its path, never a traceback in a reader (or HTML in a report's number column)
 _HEAD_TYPES: dict[str, tuple[type, ...]] = {"cluster": (str,), "site": (str,), "backend": (str,)}
-_DEVICE_TYPES: dict[str, tuple[type, ...]] = {
+DEVICE_TYPES: dict[str, tuple[type, ...]] = {
     "name": (str,), "role": (str,), "model": (str,), "nos": _OPT_STR, "plane": (str,), "zone": _OPT_INT,
     "rack": (str,), "ru": (int,), "height_ru": (int,), "asn": _OPT_INT, "loopback4": _OPT_STR, "loopback6": _OPT_STR,
     "router_id": _OPT_STR, "mgmt": _OPT_STR, "prefixes4": (list,), "prefixes6": (list,), "power_w": (int, float),
@@ -124,7 +124,7 @@ _END_TYPES: dict[str, tuple[type, ...]] = {"device": (str,), "port": (str,), "or
                                           "ipv6": _OPT_STR}
 
 
-def _typed(record: Any, types: Mapping[str, tuple[type, ...]], where: str) -> Any:
+def typed(record: Any, types: Mapping[str, tuple[type, ...]], where: str) -> Any:
     """`record` once each of its fields in `types` is there and of its type; FabricFormatError naming the path."""
     if not isinstance(record, dict):
         raise FabricFormatError(f"{where}: expected an object, got {type(record).__name__}")
@@ -156,11 +156,11 @@ def load_fabric(text: str) -> Fabric:
     try:
         if not isinstance(data, dict):
             raise FabricFormatError(f"expected an object, got {type(data).__name__}")
-        head = _typed(data["fabric"], {}, "fabric")
+        head = typed(data["fabric"], {}, "fabric")
         if head.get("format") != FORMAT:
             raise FabricFormatError(f"fabric.json format {head.get('format')!r}; this teton reads format {FORMAT} "
                                     "(render the spec again)")
-        _typed(head, _HEAD_TYPES, "fabric")
+        typed(head, _HEAD_TYPES, "fabric")
         models = {n: SwitchModel.model_validate(m) for n, m in head["models"].items()}
         qos = _intent(Qos, head["qos"])
         mgmt = _intent(ManagementIntent, head["management"])
@@ -174,8 +174,8 @@ def load_fabric(text: str) -> Fabric:
         links: list[Link] = []
         for k, x in enumerate(data["links"]):
             where = f"links[{k}]"
-            _typed(x, _LINK_TYPES, where)
-            a, b = _typed(x["a"], _END_TYPES, f"{where}.a"), _typed(x["b"], _END_TYPES, f"{where}.b")
+            typed(x, _LINK_TYPES, where)
+            a, b = typed(x["a"], _END_TYPES, f"{where}.a"), typed(x["b"], _END_TYPES, f"{where}.b")
             link = Link(x["kind"], End(a["device"], a["port"], a["ipv4"], a["ipv6"]),
                         End(b["device"], b["port"], b["ipv4"], b["ipv6"]), x["speed_gbps"], x["medium"], x["mtu"],
                         x["zone"], x["rack"])
@@ -189,7 +189,7 @@ def load_fabric(text: str) -> Fabric:
         devices: dict[str, Device] = {}
         for k, d in enumerate(data["devices"]):
             where = f"devices[{k}]"
-            _typed(d, _DEVICE_TYPES, where)
+            typed(d, DEVICE_TYPES, where)
             if d["name"] in devices:
                 raise FabricFormatError(f"fabric.json {where}: device {str(d['name'])[:80]!r} is listed twice")
             model = models.get(d["model"])

@@ -127,3 +127,13 @@ def test_every_value_of_the_page_is_escaped(lab_build, tmp_path):
     assert res.returncode == 0, res.stderr
     page = (tmp_path / "r" / "index.html").read_text()
     assert "<img" not in page and "onerror=document" in page
+
+
+def test_deploys_placements_check_the_types_too(lab_build, tmp_path):
+    """Deploy reads only the devices' placements (not the whole Fabric): a wrong type is refused there as well."""
+    from teton.buildfolder import BuildFileError, BuildFolder
+
+    folder = _copy(lab_build, tmp_path)
+    _device_field(folder, "zone", "z1")
+    with pytest.raises(BuildFileError, match=r"devices\[0\]\.zone: expected int or null, got str 'z1'"):
+        BuildFolder(folder).placements()
