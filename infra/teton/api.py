@@ -167,15 +167,22 @@ def validate_build(build: Build, *, yang_dir: PathLike | None = None) -> list[Fi
 
 
 def verify(build: Build, *, fail: Sequence[str] = (), fail_each: str | None = None,
-           dask: str | None = None) -> Verified:
+           dask: str | None = None, dask_tls: tuple[PathLike, PathLike, PathLike] | None = None) -> Verified:
     """`teton verify BUILD`: the routing proved from the build's switch configs; `.ok`, `.findings`, `.counts`,
     `.to_json()`.  `fail` (devices or links) and `fail_each` (a role) ask what-if questions; `dask` is --dask
-    (a scheduler's address, "local" or "off"; default: a LocalCluster when the build is large)."""
-    from teton.verify.distributed import mapper_for
+    (a scheduler's address, "local" or "off"; default: a LocalCluster when the build is large); `dask_tls` the
+    (CA, certificate, key) PEM files of a tls:// scheduler.  A Dask scheduler and its workers are trusted code (the
+    client unpickles what they send): a plain tcp:// one gets a `UserWarning`."""
+    import warnings
+
+    from teton.verify.distributed import DaskTls, insecure, mapper_for
     from teton.verify.run import verify as verify_build
 
     root = _root(build)
-    with mapper_for(dask, root) as mapper:
+    tls = DaskTls(*(Path(p) for p in dask_tls)) if dask_tls is not None else None
+    if (warning := insecure(dask, tls)) is not None:
+        warnings.warn(warning, UserWarning, stacklevel=2)
+    with mapper_for(dask, root, tls) as mapper:
         return verify_build(root, tuple(fail), fail_each, mapper)
 
 
@@ -194,7 +201,8 @@ def report(source: Build, out_dir: PathLike, *, what_if: Sequence[str] = (), ver
            cache: bool = False) -> Path:
     """`teton docs SOURCE -o OUT_DIR`: the self-contained HTML report of a build folder (or of a spec's path, rendered
     first into OUT_DIR/build/); the path of its index.html."""
-    from teton.buildfolder import BuildFolder
+    from teton.buildfolder import FABRIC_JSON, BuildFolder
+    from teton.fabric.serialize import FabricFormatError
     from teton.pipeline import build as build_spec
     from teton.report import write_report
     from teton.verify.sections import report_providers
@@ -205,4 +213,8 @@ def report(source: Build, out_dir: PathLike, *, what_if: Sequence[str] = (), ver
     else:
         folder = BuildFolder.open(build_spec(os.fspath(source), out / "build", cache=_cache() if cache else None).path)
     assert folder.root is not None
-    return write_report(folder.fabric(), out, folder, report_providers(folder.root, tuple(what_if), verify))
+    try:
+        fabric = folder.fabric()
+    except FabricFormatError as exc:
+        raise TetonError(f"{folder.root / FABRIC_JSON}: {exc}") from None
+    return write_report(fabric, out, folder, report_providers(folder.root, tuple(what_if), verify))

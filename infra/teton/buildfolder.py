@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from teton.fabric.model import Fabric
-from teton.fabric.serialize import FORMAT, load_fabric
+from teton.fabric.serialize import DEVICE_TYPES, FORMAT, FabricFormatError, load_fabric, typed
 from teton.findings import TetonError
 from teton.limits import MAX_DEVICES, MAX_SWITCH_MODELS
 from teton.manifest import MANIFEST, read_manifest
@@ -346,9 +346,12 @@ class BuildFolder:
     def placements(self) -> list[Placement]:
         """Every device's placement, straight from fabric.json's device records (building the whole Fabric of the
         24k cluster costs seconds a preview should not spend)."""
+        fields = {k: DEVICE_TYPES[k] for k in ("name", "role", "nos", "zone", "rack", "mgmt")}
         try:
             placed = [Placement(d["name"], d["role"], d["nos"], d["zone"], d["rack"], d["mgmt"])
-                      for d in self._head()["devices"]]
+                      for k, d in enumerate(self._head()["devices"]) if typed(d, fields, f"devices[{k}]")]
+        except FabricFormatError as exc:
+            raise BuildFileError(FABRIC_JSON, str(exc), self.root) from None
         except (KeyError, TypeError) as exc:
             raise BuildFileError(FABRIC_JSON, f"cannot be read: {exc!r}", self.root) from None
         seen: set[str] = set()

@@ -84,6 +84,18 @@ def secrets(environ: Mapping[str, str] | None = None) -> dict[str, str]:
     return {k[n:]: v for k, v in env.items() if k.startswith(SECRET_PREFIX) and len(k) > n}
 
 
+# what a process teton starts to run code it was handed (a Python spec, also one read from a git ref) does not inherit:
+# the secrets' values and the render cache's key
+WITHHELD_PREFIXES = (SECRET_PREFIX, "TETON_CACHE_KEY")
+
+
+def for_untrusted_child(environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """A copy of the environment (of `environ`, default this process's) without the secrets (`TETON_SECRET_*`) and
+    the render cache's key (`TETON_CACHE_KEY`): the environment of a process that runs a spec's code."""
+    env = os.environ if environ is None else environ
+    return {k: v for k, v in env.items() if not k.startswith(WITHHELD_PREFIXES)}
+
+
 def table() -> str:
     """The variables as a markdown table (docs/commands.md holds it)."""
     rows = ["| variable | what it sets | unset |", "| --- | --- | --- |"]

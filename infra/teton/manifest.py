@@ -11,6 +11,7 @@ the files of a build rendered from another spec.
 from __future__ import annotations
 
 import json
+import os
 import stat
 from pathlib import Path
 from typing import Any
@@ -28,32 +29,46 @@ def manifest_text(entries: dict[str, dict[str, Any]], figures: dict[str, Any], v
     return json.dumps(doc, indent=1, sort_keys=True, allow_nan=False) + "\n"
 
 
+def _load(folder: Path | str) -> Any:
+    """manifest.json's JSON: a regular file (not a symlink, not a FIFO) of at most _MANIFEST_MAX bytes; raises."""
+    fd = os.open(Path(folder) / MANIFEST, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > _MANIFEST_MAX:
+            raise ValueError("not a teton manifest")
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            data = f.read(_MANIFEST_MAX + 1)
+        if len(data) > _MANIFEST_MAX:
+            raise ValueError("not a teton manifest")
+        return json.loads(data)
+    finally:
+        os.close(fd)
+
+
 def read_manifest(folder: Path) -> dict[str, Any] | None:
     """The manifest of a teton build folder, or None when there is none or it is unreadable.  Never raises."""
-    if not is_teton_build(folder):
-        return None
     try:
-        data = json.loads((Path(folder) / MANIFEST).read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError):
+        data = _load(folder)
+    except Exception:  # noqa: BLE001 - unreadable, a symlink, not JSON, too deep...: no manifest
         return None
-    return data if isinstance(data, dict) and isinstance(data.get("files"), dict) else None
+    if not _is_teton(data):
+        return None
+    return data if isinstance(data.get("files"), dict) else None
 
 
 def is_teton_build(path: Path | str) -> bool:
-    """True when `path` is a folder whose manifest.json is a teton manifest.  Never raises.
+    """True when `path` is a folder whose manifest.json is a teton manifest (a regular file, not a symlink, at most
+    _MANIFEST_MAX bytes).  Never raises.
 
     A teton manifest is a JSON object with `"generator": "teton"`, or (builds from before that field
     existed) a JSON object with both `"files"` and `"plan"` keys.
     """
     try:
-        folder = Path(path)
-        if not folder.is_dir():
-            return False
-        manifest = folder / MANIFEST
-        st = manifest.stat()
-        if not stat.S_ISREG(st.st_mode) or st.st_size > _MANIFEST_MAX:
-            return False
-        data = json.loads(manifest.read_bytes())
+        data = _load(path) if Path(path).is_dir() else None
     except Exception:  # noqa: BLE001 - unreadable, not JSON, too deep...: not a teton build
         return False
+    return _is_teton(data)
+
+
+def _is_teton(data: Any) -> bool:
     return isinstance(data, dict) and (data.get("generator") == GENERATOR or ("files" in data and "plan" in data))

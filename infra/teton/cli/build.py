@@ -22,6 +22,7 @@ from teton.cli.common import (
     echo_json,
     err,
     out,
+    plain,
     progress,
     render_cache,
     report,
@@ -81,7 +82,7 @@ def validate(spec: str | None, rendered: str | None, yang_dir: str | None, spec_
     report(findings, as_json)
     if not as_json:
         for line in summary:
-            err.print(line)
+            err.print(escape(line))
 
 
 @click.command()
@@ -104,36 +105,41 @@ def plan(spec: str, spec_timeout: float | None, as_json: bool) -> None:
     _print_plan(p)
 
 
+def _row(t: Table, key: str, value: str) -> None:
+    """A row of the plan's table: its value is data (names, sites, mounts), shown as it is (no markup)."""
+    t.add_row(key, plain(value))
+
+
 def _print_plan(p: dict[str, Any]) -> None:
     from teton.design.room import NO_ROOM
 
-    t = Table(title=f"{p['cluster']} ({p['site']}), {p['backend']} backend", show_header=False)
+    t = Table(title=plain(f"{p['cluster']} ({p['site']}), {p['backend']} backend"), show_header=False)
     t.add_column(style="bold")
     t.add_column()
-    t.add_row("GPUs / hosts / racks / zones", f"{p['gpus']:,} / {p['hosts']:,} / {p['racks']:,} / {p['zones']}")
-    t.add_row("backend switches", ", ".join(f"{k} {v:,}" for k, v in p["switches"].items()))
-    t.add_row("front-end switches", ", ".join(f"{k} {v:,}" for k, v in p["frontend_switches"].items()))
-    t.add_row("models", "; ".join(f"{r}: " + ", ".join(f"{m} x{n:,}" for m, n in ms.items())
+    _row(t, "GPUs / hosts / racks / zones", f"{p['gpus']:,} / {p['hosts']:,} / {p['racks']:,} / {p['zones']}")
+    _row(t, "backend switches", ", ".join(f"{k} {v:,}" for k, v in p["switches"].items()))
+    _row(t, "front-end switches", ", ".join(f"{k} {v:,}" for k, v in p["frontend_switches"].items()))
+    _row(t, "models", "; ".join(f"{r}: " + ", ".join(f"{m} x{n:,}" for m, n in ms.items())
                                  for r, ms in p["switch_models"].items()))
-    t.add_row("links", ", ".join(f"{k} {v:,}" for k, v in p["links"].items()))
-    t.add_row("DAC cables / optics", f"{p['dac_cables']:,} / {p['optics']:,}")
-    t.add_row("media (by link kind)", "\n".join(f"{k}: " + ", ".join(f"{m} {n:,}" for m, n in ms.items())
+    _row(t, "links", ", ".join(f"{k} {v:,}" for k, v in p["links"].items()))
+    _row(t, "DAC cables / optics", f"{p['dac_cables']:,} / {p['optics']:,}")
+    _row(t, "media (by link kind)", "\n".join(f"{k}: " + ", ".join(f"{m} {n:,}" for m, n in ms.items())
                                                for k, ms in p["media"].items()))
-    t.add_row("injection / bisection", f"{p['injection_tbps']:,} Tb/s / {p['bisection_tbps']:,} Tb/s")
-    t.add_row("oversubscription", ", ".join(f"{k} {v:g}:1" for k, v in p["oversubscription"].items()))
+    _row(t, "injection / bisection", f"{p['injection_tbps']:,} Tb/s / {p['bisection_tbps']:,} Tb/s")
+    _row(t, "oversubscription", ", ".join(f"{k} {v:g}:1" for k, v in p["oversubscription"].items()))
     s = p["storage"]
-    t.add_row("storage", f"{s['servers']:,} servers in {s['racks']} racks, {s['drives']:,} drives, "
+    _row(t, "storage", f"{s['servers']:,} servers in {s['racks']} racks, {s['drives']:,} drives, "
                          f"{s['raw_pb']} PB raw")
     if p.get("nfs"):
-        t.add_row("NFS clients (mount: server hosts)", "\n".join(
+        _row(t, "NFS clients (mount: server hosts)", "\n".join(
             f"{mount}: " + "; ".join(f"{server} {len(hosts)} ({', '.join(hosts)})" for server, hosts in by.items())
             for mount, by in p["nfs"].items()))
-    t.add_row("power", f"{p['power_kw']:,} kW")
+    _row(t, "power", f"{p['power_kw']:,} kW")
     dims = p["room"]["dimensions"]
-    t.add_row("room to grow", NO_ROOM if all(v["why"] == NO_ROOM for v in dims.values()) else "; ".join(
+    _row(t, "room to grow", NO_ROOM if all(v["why"] == NO_ROOM for v in dims.values()) else "; ".join(
         f"{k.replace('_', ' ')} {v['now']:,} of {v['room']:,}" + (f" ({v['why']})" if v["why"] != "declared" else "")
         for k, v in dims.items() if v["room"]))
-    t.add_row("pools (blocks now / at the room / held)",
+    _row(t, "pools (blocks now / at the room / held)",
               "\n".join(f"{u['pool']} {u['network']}: {u['now']:,} / {u['room']:,} / {u['blocks']:,}"
                         for u in p["room"]["pools"]))
     out.print(t)

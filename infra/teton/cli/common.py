@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -14,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 import click
 from rich.console import Console
 from rich.markup import escape
+from rich.text import Text
 
 from teton.findings import Finding, SpecError, TetonError
 
@@ -22,8 +24,31 @@ if TYPE_CHECKING:
 
 EXIT_BAD_INPUT = 2
 _R = TypeVar("_R")
-err = Console(stderr=True, highlight=False, soft_wrap=True)
-out = Console(highlight=False, soft_wrap=True)
+
+# characters that move the cursor, erase, retitle the terminal or reorder what it shows (C0 but newline and tab, DEL,
+# C1, bidirectional overrides): text from data (an LLDP port id, a config's line) could hide a line with them
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def visible(text: str) -> str:
+    """`text` with every control character written out ("\\x1b"), so that the terminal shows it, not obeys it."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m[0]):02x}" if ord(m[0]) < 0x100 else f"\\u{ord(m[0]):04x}", text)
+
+
+def plain(text: object) -> Text:
+    """Text from data, as it is: no Rich markup read in it ("[/bold]" is text), its control characters visible."""
+    return Text(visible(str(text)))
+
+
+class _Console(Console):
+    """A Console that shows control characters in what it prints (as `visible` writes them), never sends them."""
+
+    def render_str(self, text: str, **kwargs: Any) -> Text:
+        return super().render_str(visible(text), **kwargs)
+
+
+err = _Console(stderr=True, highlight=False, soft_wrap=True)
+out = _Console(highlight=False, soft_wrap=True)
 
 
 class JsonResult(Protocol):

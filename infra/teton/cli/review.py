@@ -92,7 +92,7 @@ def drift(build: str, twin_name: str | None, as_json: bool) -> None:
                 colour = "green" if line.startswith("+") else "red"
                 out.print(f"  [{colour}]{escape(line)}[/{colour}]", markup=True)
         note = "" if r["passwords_compared"] else " (BGP passwords not compared: give TETON_SECRET_<name>)"
-        err.print(f"{len(r['drifted'])} of {r['switches']} switches of twin {r['twin']} drifted{note}")
+        err.print(f"{len(r['drifted'])} of {r['switches']} switches of twin {escape(str(r['twin']))} drifted{note}")
     if r["drifted"]:
         sys.exit(1)
 
@@ -110,7 +110,8 @@ def docs(source: str, output: str, spec_timeout: float | None, no_cache: bool, w
          no_verify: bool) -> None:
     """A self-contained HTML report of SPEC (rendered first, into DIR/build/) or of a BUILD folder: the cluster and
     each zone drawn, the plan's figures, the bill of materials and verification where given, every device's files."""
-    from teton.buildfolder import BuildFolder
+    from teton.buildfolder import FABRIC_JSON, BuildFolder
+    from teton.fabric.serialize import FabricFormatError
     from teton.report import write_report
     from teton.verify.sections import report_providers
 
@@ -124,5 +125,9 @@ def docs(source: str, output: str, spec_timeout: float | None, no_cache: bool, w
             folder = BuildFolder.open(build(source, out_dir / "build", timeout=spec_timeout,
                                             cache=render_cache(no_cache)).path)
         providers = report_providers(Path(folder.root or source), what_if, not no_verify)
-        index = write_report(folder.fabric(), out_dir, folder, providers)
-    err.print(f"wrote {index} ({index.stat().st_size:,} bytes)")
+        try:
+            fabric = folder.fabric()
+        except FabricFormatError as exc:
+            raise TetonError(f"{Path(folder.root or source) / FABRIC_JSON}: {exc}") from None
+        index = write_report(fabric, out_dir, folder, providers)
+    err.print(f"wrote {escape(str(index))} ({index.stat().st_size:,} bytes)")

@@ -40,22 +40,38 @@ def verify() -> None:
               help="what if this fails (repeatable): a device, or a link DEV:PORT--DEV:PORT (or DEV:PORT)")
 @click.option("--fail-each", metavar="ROLE", help="every single failure of the devices of ROLE (ctsw, atsw, fsw ...), "
               "and the worst")
-@click.option("--dask", "dask_address", metavar="tcp://HOST:PORT|local|off", default=None,
-              help="solve on a Dask cluster: a scheduler's address, `local` (a LocalCluster on this machine) or `off`; "
-              "default: a LocalCluster when the build is large, else in this process")
+@click.option("--dask", "dask_address", metavar="tls://HOST:PORT|tcp://HOST:PORT|local|off", default=None,
+              help="solve on a Dask cluster: a scheduler's address, `local` (a LocalCluster on 127.0.0.1 over TLS "
+              "with credentials of its own) or `off`; default: a LocalCluster when the build is large, else in this "
+              "process.  A scheduler and its workers are trusted code: teton unpickles what they send, so whoever "
+              "can join a plain tcp:// scheduler runs code in this process (a warning says so); use tls:// with "
+              "--dask-tls-*")
+@click.option("--dask-tls-ca", type=click.Path(exists=True, dir_okay=False), metavar="PEM",
+              help="the CA of a tls:// scheduler's and its workers' certificates (with --dask-tls-cert/-key)")
+@click.option("--dask-tls-cert", type=click.Path(exists=True, dir_okay=False), metavar="PEM",
+              help="teton's client certificate for a tls:// scheduler")
+@click.option("--dask-tls-key", type=click.Path(exists=True, dir_okay=False), metavar="PEM",
+              help="the private key of --dask-tls-cert")
 @click.option("--json", "as_json", is_flag=True, help="the report as JSON")
 def verify_routing(build: str, fail: tuple[str, ...], fail_each: str | None, dask_address: str | None,
+                   dask_tls_ca: str | None, dask_tls_cert: str | None, dask_tls_key: str | None,
                    as_json: bool) -> None:
     """Prove the cluster's routing from BUILD's rendered switch configs: the BGP sessions both ends agree on, every
     switch's best routes to every prefix (RFC 7938 eBGP, ECMP within maximum-paths), then the design's promises
     (rack prefixes everywhere with its ECMP widths, loopbacks, the front end's reach, no link subnet leaked, no
     valley, nothing it does not originate).  Exit 1 when an assertion fails, 2 on bad input."""
-    from teton.verify.distributed import mapper_for
+    from teton.verify.distributed import DaskTls, insecure, mapper_for
     from teton.verify.report import summary, sweep_lines, whatif_lines
     from teton.verify.run import verify as verify_build
 
     with bad_input(as_json), progress("verifying"):
-        with mapper_for(dask_address, Path(build)) as mapper:
+        given = [p for p in (dask_tls_ca, dask_tls_cert, dask_tls_key) if p is not None]
+        if given and len(given) != 3:
+            raise TetonError("--dask-tls-ca, --dask-tls-cert and --dask-tls-key go together")
+        tls = DaskTls(Path(given[0]), Path(given[1]), Path(given[2])) if given else None
+        if (warning := insecure(dask_address, tls)) is not None:
+            err.print(f"[yellow]warning[/yellow]: {escape(warning)}", markup=True)
+        with mapper_for(dask_address, Path(build), tls) as mapper:
             result = verify_build(Path(build), fail, fail_each, mapper)
     if as_json:
         echo_json(result.to_json())
@@ -131,8 +147,8 @@ def verify_cabling(build: str, lldp_dir: str, as_json: bool) -> None:
             f"{len(report.swapped)} swapped, {len(report.miswired)} miswired, {len(report.missing)} missing, "
             f"{len(report.extra)} extra")
         gaps = f"; {len(report.not_collected):,} devices not collected" if report.not_collected else ""
-        err.print(f"{lldp_dir}: {report.as_designed:,} of {report.ports:,} ports of {report.devices:,} devices "
-                  f"see their designed neighbour; {state}{gaps}")
+        err.print(f"{escape(str(lldp_dir))}: {report.as_designed:,} of {report.ports:,} ports of "
+                  f"{report.devices:,} devices see their designed neighbour; {state}{gaps}")
     if not report.ok:
         sys.exit(1)
 
@@ -174,6 +190,6 @@ def ib_verify(spec: str, discovered: str, spec_timeout: float | None, as_json: b
             out.print(f"extra     {escape(a)} <-> {escape(b)}")
         state = "as designed" if report.ok else (f"{len(report.missing)} missing, {len(report.miswired)} miswired, "
                                                  f"{len(report.extra)} extra")
-        err.print(f"{discovered}: {report.found:,} of {report.links:,} links of the design found; {state}")
+        err.print(f"{escape(str(discovered))}: {report.found:,} of {report.links:,} links of the design found; {state}")
     if not report.ok:
         sys.exit(1)

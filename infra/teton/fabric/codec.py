@@ -42,5 +42,26 @@ def from_json(tp: Any, data: Any) -> Any:
         return tp(*(from_json(hints[f], v) for f, v in zip(tp._fields, data, strict=True)))
     if isinstance(tp, type) and dataclasses.is_dataclass(tp):
         hints = _hints(tp)
+        if not isinstance(data, dict):
+            raise TypeError(f"expected an object ({tp.__name__}), got {_kind(data)}")
         return tp(**{f.name: from_json(hints[f.name], data[f.name]) for f in dataclasses.fields(tp)})
+    if origin is typing.Literal:
+        if data not in args or type(data) is not type(args[args.index(data)]):
+            raise TypeError(f"expected one of {', '.join(map(repr, args))}, got {str(data)[:80]!r}")
+        return data
+    if tp in _LEAVES and not _LEAVES[tp](data):
+        raise TypeError(f"expected {tp.__name__}, got {_kind(data)}")
     return data
+
+
+# what a leaf of each type may be in JSON (a bool is no int; an int is a float)
+_LEAVES: dict[Any, Any] = {
+    int: lambda v: isinstance(v, int) and not isinstance(v, bool),
+    float: lambda v: isinstance(v, int | float) and not isinstance(v, bool),
+    str: lambda v: isinstance(v, str),
+    bool: lambda v: isinstance(v, bool),
+}
+
+
+def _kind(v: Any) -> str:
+    return "null" if v is None else f"{type(v).__name__} {str(v)[:40]!r}"

@@ -108,6 +108,40 @@ def dump_fabric(f: Fabric) -> str:
 # ----------------------------------------------------------------------------------------------------------- reading
 
 
+_OPT_STR = (str, type(None))
+_OPT_INT = (int, type(None))
+# each record's fields by the JSON types `dump_fabric` writes (a bool is no int): checked on load, so a field of the
+# wrong type is refused naming its path, never a traceback in a reader (or HTML in a report's number column)
+_HEAD_TYPES: dict[str, tuple[type, ...]] = {"cluster": (str,), "site": (str,), "backend": (str,)}
+DEVICE_TYPES: dict[str, tuple[type, ...]] = {
+    "name": (str,), "role": (str,), "model": (str,), "nos": _OPT_STR, "plane": (str,), "zone": _OPT_INT,
+    "rack": (str,), "ru": (int,), "height_ru": (int,), "asn": _OPT_INT, "loopback4": _OPT_STR, "loopback6": _OPT_STR,
+    "router_id": _OPT_STR, "mgmt": _OPT_STR, "prefixes4": (list,), "prefixes6": (list,), "power_w": (int, float),
+    "attrs": (dict,), "qos": (bool,), "management": (bool,), "policy": (bool,), "buffers": _OPT_INT}
+_LINK_TYPES: dict[str, tuple[type, ...]] = {"kind": (str,), "speed_gbps": (int,), "medium": (str,), "mtu": (int,),
+                                           "zone": _OPT_INT, "rack": (str,), "a": (dict,), "b": (dict,)}
+_END_TYPES: dict[str, tuple[type, ...]] = {"device": (str,), "port": (str,), "ordinal": (int,), "ipv4": _OPT_STR,
+                                          "ipv6": _OPT_STR}
+
+
+def typed(record: Any, types: Mapping[str, tuple[type, ...]], where: str) -> Any:
+    """`record` once each of its fields in `types` is there and of its type; FabricFormatError naming the path."""
+    if not isinstance(record, dict):
+        raise FabricFormatError(f"{where}: expected an object, got {type(record).__name__}")
+    for key, allowed in types.items():
+        if key not in record:
+            raise FabricFormatError(f"{where}.{key}: missing")
+        value = record[key]
+        if not isinstance(value, allowed) or (isinstance(value, bool) and bool not in allowed):
+            names = " or ".join("null" if t is type(None) else t.__name__ for t in allowed)
+            raise FabricFormatError(f"{where}.{key}: expected {names}, got {type(value).__name__} "
+                                    f"{str(value)[:40]!r}")
+    for key in ("prefixes4", "prefixes6"):
+        if key in types and not all(isinstance(v, str) for v in record[key]):
+            raise FabricFormatError(f"{where}.{key}: expected a list of strings")
+    return record
+
+
 def _host(cidr: str | None) -> str | None:
     return None if cidr is None else cidr.split("/", 1)[0]
 
@@ -120,10 +154,13 @@ def load_fabric(text: str) -> Fabric:
         raise FabricFormatError(f"not JSON: {exc}") from None
     where = "fabric"
     try:
-        head = data["fabric"]
+        if not isinstance(data, dict):
+            raise FabricFormatError(f"expected an object, got {type(data).__name__}")
+        head = typed(data["fabric"], {}, "fabric")
         if head.get("format") != FORMAT:
             raise FabricFormatError(f"fabric.json format {head.get('format')!r}; this teton reads format {FORMAT} "
                                     "(render the spec again)")
+        typed(head, _HEAD_TYPES, "fabric")
         models = {n: SwitchModel.model_validate(m) for n, m in head["models"].items()}
         qos = _intent(Qos, head["qos"])
         mgmt = _intent(ManagementIntent, head["management"])
@@ -137,7 +174,8 @@ def load_fabric(text: str) -> Fabric:
         links: list[Link] = []
         for k, x in enumerate(data["links"]):
             where = f"links[{k}]"
-            a, b = x["a"], x["b"]
+            typed(x, _LINK_TYPES, where)
+            a, b = typed(x["a"], _END_TYPES, f"{where}.a"), typed(x["b"], _END_TYPES, f"{where}.b")
             link = Link(x["kind"], End(a["device"], a["port"], a["ipv4"], a["ipv6"]),
                         End(b["device"], b["port"], b["ipv4"], b["ipv6"]), x["speed_gbps"], x["medium"], x["mtu"],
                         x["zone"], x["rack"])
@@ -151,6 +189,7 @@ def load_fabric(text: str) -> Fabric:
         devices: dict[str, Device] = {}
         for k, d in enumerate(data["devices"]):
             where = f"devices[{k}]"
+            typed(d, DEVICE_TYPES, where)
             if d["name"] in devices:
                 raise FabricFormatError(f"fabric.json {where}: device {str(d['name'])[:80]!r} is listed twice")
             model = models.get(d["model"])

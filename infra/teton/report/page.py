@@ -107,7 +107,7 @@ def _device_rows(devices: list[Device], files: _Files) -> str:
         own = files.by_device.get(d.name, [])
         rows.append(f'<tr id="{_e(anchor(d.name))}"><td>{_e(d.name)}</td><td>{_e(d.model)}</td>'
                     f"<td>{_e(d.nos or '')}</td><td>{_e(f'z{d.zone:02d}' if d.zone else '')}</td>"
-                    f"<td>{_e(d.rack)}</td><td class=\"n\">{d.ru}</td><td>{_e(d.mgmt or '')}</td>"
+                    f"<td>{_e(d.rack)}</td><td class=\"n\">{_e(d.ru)}</td><td>{_e(d.mgmt or '')}</td>"
                     f'<td class="files">{files.links(own) if own else ""}</td></tr>')
     return "\n".join(rows)
 

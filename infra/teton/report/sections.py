@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from teton.buildfolder import BuildFolder
+from teton.buildfolder import BuildFileError, BuildFolder
 from teton.fabric.model import Fabric
 from teton.findings import TetonError
 
@@ -97,12 +97,15 @@ BOM = "cabling/bom.csv"
 
 def bom_tables(fabric: Fabric, folder: BuildFolder | None) -> Sequence[Table] | None:
     """The "bom" section's provider: the build's bill of materials, as the cabling target wrote it (`BOM`)."""
-    if folder is None or folder.root is None:
+    if folder is None:
         return None
-    path = folder.root / BOM
-    if not path.is_file():
-        raise Unavailable(f"the build has no {BOM} (render it with the cabling target)")
-    rows = list(csv.reader(io.StringIO(path.read_text(encoding="utf-8"))))
+    try:        # through the BuildFolder: a regular file inside the build, bounded
+        text = folder.text(BOM)
+    except BuildFileError as exc:
+        if exc.problem != "missing":
+            raise           # a symlink out, a FIFO, too large: the section says so (gather)
+        raise Unavailable(f"the build has no {BOM} (render it with the cabling target)") from None
+    rows = list(csv.reader(io.StringIO(text)))
     if not rows:
         return None
     return [Table("Bill of materials", tuple(rows[0]), tuple(tuple(r) for r in rows[1:]), note=f"from {BOM}")]

@@ -95,7 +95,7 @@ def run_python_spec(path: Path, timeout: float | None = None) -> tuple[Any, int 
     """(the cluster as plain data, line that binds `cluster`) of the Python spec at `path`; raises SpecError."""
     filename = str(path)
     seconds, source = spec_timeout(timeout, filename)
-    env = dict(os.environ)
+    env = environment.for_untrusted_child()      # no TETON_SECRET_* or TETON_CACHE_KEY: a spec is code
     env["PYTHONPATH"] = os.pathsep.join(p for p in (_INFRA, env.get("PYTHONPATH", "")) if p)
     env.pop("PYTHONSTARTUP", None)
     with tempfile.TemporaryDirectory(prefix="teton-pyspec-") as tmp:

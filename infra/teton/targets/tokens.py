@@ -4,8 +4,9 @@ The spec's grammar (`teton.spec.model`) keeps such values out already; this is t
 reaches a target another way (a Fabric read back from a build, a Python spec's model, a later field without a
 grammar).  A line config (FRR, EOS, slurm.conf, gres.conf, partitions.conf, INI) takes a value as one token of one
 line: `token()` refuses anything else with a SpecError naming the device and the field, rather than writing a file
-whose lines say something else.  A CSV cell starting with = + - @ (a formula to a spreadsheet) is defused with a
-leading "'" (`csv_cell`).
+whose lines say something else.  A CSV cell that is, or holds, a formula to a spreadsheet (= + - @ at its start, or
+right after a character a spreadsheet may split a cell on: ; , tab, CR, LF, |) is defused with a "'" before each
+(`csv_cell`).
 """
 
 from __future__ import annotations
@@ -17,7 +18,9 @@ from teton.findings import Finding, SpecError
 
 # one token of a line config: no whitespace, no comment or quote character, no '=' (slurm's key=value), no '{' '}'
 _TOKEN = re.compile(r"[A-Za-z0-9_.:/@%+,\[\]-]{1,255}")
-_FORMULA = ("=", "+", "-", "@", "\t", "\r")
+# where a spreadsheet may start a cell (the start of the text, or after a separator a locale or the import dialog may
+# split on), followed by what starts a formula
+_FORMULA = re.compile(r"(^|[;,\t\r\n|])(?=[=+\-@\t\r])")
 
 
 def token(value: Any, device: str, field: str, fmt: str, file: str = "") -> str:
@@ -32,5 +35,6 @@ def token(value: Any, device: str, field: str, fmt: str, file: str = "") -> str:
 
 
 def csv_cell(value: Any) -> Any:
-    """A CSV cell that a spreadsheet shows as text: a string starting with = + - @ (a formula) gets a leading "'"."""
-    return "'" + value if isinstance(value, str) and value.startswith(_FORMULA) else value
+    """A CSV cell that a spreadsheet shows as text: every part of a string that would start a formula (= + - @ at
+    the start, or after ; , tab, CR, LF or |, where a spreadsheet may split the cell) gets a "'" before it."""
+    return _FORMULA.sub(r"\1'", value) if isinstance(value, str) else value

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 
 import numpy as np
 
@@ -138,30 +138,100 @@ class OutPolicy:
     suppress: tuple[str, ...] = ()
 
 
+class Rules(tuple):  # type: ignore[type-arg]
+    """A prefix list's rules by content, (seq, permit, prefix, ge, le) each: a tuple (a `PlistKey`) made once per
+    list and shared by every clause that matches it, its hash kept, and its rules as arrays once per family (so that
+    a route map's cost grows as its clauses plus its lists' rules, never as their product)."""
+
+    def __hash__(self) -> int:
+        h: int | None = self.__dict__.get("_hash")
+        if h is None:
+            h = self.__dict__["_hash"] = tuple.__hash__(self)
+        return h
+
+    def __eq__(self, other: object) -> bool:
+        return self is other or tuple.__eq__(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+
+@lru_cache(maxsize=256)
+def _interned(rules: tuple[tuple[int, bool, str, int | None, int | None], ...]) -> Rules:
+    """One `Rules` per content (switches that share a list share its arrays); a few lists kept."""
+    return Rules(rules)
+
+
 def map_key(name: str | None, route_maps: Mapping[str, RouteMapView],
             plists: Mapping[str, PrefixListView]) -> MapKey:
-    """A route map by content: two switches whose maps say the same share one evaluation."""
+    """A route map by content: two switches whose maps say the same share one evaluation.  Each prefix list is one
+    `Rules`, however many clauses match it."""
     if name is None:
         return "permit"
     rm = route_maps.get(name)
     if rm is None:
         return None
+    made: dict[str, PlistKey] = {}
 
     def plist(n: str) -> PlistKey:
-        pl = plists.get(n)
-        return None if pl is None else tuple((r.seq, r.permit, r.prefix, r.ge, r.le) for r in pl.rules)
+        if n not in made:
+            pl = plists.get(n)
+            made[n] = None if pl is None else _interned(tuple((r.seq, r.permit, r.prefix, r.ge, r.le)
+                                                              for r in pl.rules))
+        return made[n]
 
     return tuple((c.seq, c.permit, tuple(plist(m) for m in c.match), c.prepend, bool(c.unmodelled))
                  for c in rm.clauses)
 
 
+# a prefix list is evaluated over a table in blocks of rules x prefixes of at most this many cells
+_BLOCK = 1 << 20
+_ALL = (1 << 64) - 1
+
+
+def _rule_arrays(key: PlistKey, family: Family) -> tuple[np.ndarray, ...]:
+    """(hi mask, hi, lo mask, lo, lowest length, highest length, permit) of each rule of `key`, as arrays; kept on a
+    `Rules`."""
+    memo: dict[Family, tuple[np.ndarray, ...]] | None = key.__dict__.setdefault("_arrays", {}) \
+        if isinstance(key, Rules) else None
+    if memo is not None and family in memo:
+        return memo[family]
+    rows = []
+    for _, permit, prefix, ge, le in key or ():
+        hi, lo, plen = prefix_words(prefix)
+        low = ge if ge is not None else plen
+        high = le if le is not None else (MAXLEN[family] if ge is not None else plen)
+        hmask = _ALL ^ ((1 << (64 - min(plen, 64))) - 1)
+        lmask = _ALL ^ ((1 << (128 - plen)) - 1) if plen > 64 else 0
+        rows.append((hmask, hi, lmask, lo, low, high, permit))
+    cols: list[tuple[int | bool, ...]] = list(zip(*rows, strict=True)) if rows else [()] * 7
+    arrays: tuple[np.ndarray, ...] = (*(np.array(c, dtype=np.uint64) for c in cols[:4]),
+                                      np.array(cols[4], dtype=np.int16), np.array(cols[5], dtype=np.int16),
+                                      np.array(cols[6], dtype=bool))
+    if memo is not None:
+        memo[family] = arrays
+    return arrays
+
+
 def _plist_permits(table: PrefixTable, key: PlistKey) -> np.ndarray:
-    if key is None:
-        return np.zeros(len(table), dtype=bool)
-    decided = np.zeros(len(table), dtype=np.int8)
-    for _, permit, prefix, ge, le in key:
-        m = table.matches(PrefixRule(0, permit, prefix, ge, le)) & (decided == 0)
-        decided[m] = 1 if permit else -1
+    """Which prefixes of `table` prefix list `key` permits (its first matching rule permits), in blocks of rules."""
+    n = len(table)
+    if key is None or n == 0:
+        return np.zeros(n, dtype=bool)
+    hmask, hi, lmask, lo, low, high, permit = _rule_arrays(key, table.family)
+    decided = np.zeros(n, dtype=np.int8)
+    step = max(1, _BLOCK // n)
+    for start in range(0, len(hi), step):
+        todo = np.flatnonzero(decided == 0)
+        if not len(todo):
+            break
+        b = slice(start, start + step)
+        th, tl, tn = table.hi[todo], table.lo[todo], table.length[todo]
+        m = (((th[None, :] & hmask[b, None]) == hi[b, None]) & ((tl[None, :] & lmask[b, None]) == lo[b, None])
+             & (tn[None, :] >= low[b, None]) & (tn[None, :] <= high[b, None]))
+        hit = m.any(axis=0)
+        first = m.argmax(axis=0)[hit]
+        decided[todo[hit]] = np.where(permit[b][first], 1, -1)
     return decided == 1
 
 
@@ -175,12 +245,18 @@ def evaluate(table: PrefixTable, policy: OutPolicy | MapKey, prepends: Prepends)
         out = np.full(n, DENY, dtype=np.int8)
     else:
         out = np.full(n, -2, dtype=np.int8)
+        permits: dict[int, np.ndarray] = {}      # each prefix list once (by the key's object), whatever the clauses
         for _, permit, plists, prepend, unmodelled in key:
             if unmodelled:
                 continue
             applies = out == -2
+            if not applies.any():
+                break
             for pl in plists:
-                applies &= _plist_permits(table, pl)
+                got = permits.get(id(pl))
+                if got is None:
+                    got = permits[id(pl)] = _plist_permits(table, pl)
+                applies &= got
             out[applies] = prepends.index(prepend) if permit else DENY
         out[out == -2] = DENY
     if isinstance(policy, OutPolicy):
@@ -213,16 +289,16 @@ def permits_scalar(prefixes: Sequence[str], family: Family, key: MapKey) -> list
     out = []
     for p in prefixes:
         words = prefix_words(p)
+        lists: dict[int, bool] = {}      # each prefix list decided once for the prefix, whatever the clauses
         for _, permit, plists, _, unmodelled in key:
             if unmodelled:
                 continue
             applies = True
             for pl in plists:
-                decided = False
-                for _, rule_permit, prefix, ge, le in pl or ():
-                    if _rule_matches(words, family, prefix, ge, le):
-                        decided = rule_permit
-                        break
+                decided = lists.get(id(pl))
+                if decided is None:
+                    decided = lists[id(pl)] = next((rule_permit for _, rule_permit, prefix, ge, le in pl or ()
+                                                    if _rule_matches(words, family, prefix, ge, le)), False)
                 if not decided:
                     applies = False
                     break

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from teton.findings import TetonError
+from teton.targets.fboss.bounded import MAX_JSON_FILE, read_text
 from teton.targets.reference import ReferenceData
 
 PINNED_COMMIT = "14ec47ec32db58d91cba6033ca89f8b91db15cd5"      # facebook/fboss, the IDL and platform mappings
@@ -49,9 +50,7 @@ def find_fboss_dir(explicit: str | Path | None = None) -> Path:
 
 def _json(path: Path) -> Any:
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise TetonError(f"FBOSS reference file {path}: {exc.strerror or exc}") from None
+        return json.loads(read_text(path, MAX_JSON_FILE))
     except json.JSONDecodeError as exc:
         raise TetonError(f"FBOSS reference file {path}: not JSON ({exc.msg} at line {exc.lineno})") from None
 

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from teton.findings import TetonError
+from teton.targets.fboss.bounded import MAX_IDL_FILE, MAX_IDL_FILES, read_text
 
 AGENT_ROOT = "fboss/agent/agent_config.thrift"
 BGP_ROOT = "configerator/structs/neteng/fboss/bgp/bgp_config.thrift"
@@ -184,7 +185,9 @@ def preprocessed_tree(idl: Path, out: Path) -> tuple[Changes, set[str]]:
     """Every IDL file under `idl` (fbthrift's annotation files aside) preprocessed into the same place under `out`;
     and the fields the IDL marks deprecated."""
     files = _thrift_files(idl)
-    texts = {p: p.read_text(encoding="utf-8") for p in files}
+    if len(files) > MAX_IDL_FILES:
+        raise TetonError(f"FBOSS IDL {idl}: {len(files):,} .thrift files, more than {MAX_IDL_FILES:,}")
+    texts = {p: read_text(p, MAX_IDL_FILE) for p in files}
     consts = {m.group(1) for t in texts.values() for line in t.splitlines() if (m := _CONST.match(line))}
     changes = Changes()
     deprecated: set[str] = set()
