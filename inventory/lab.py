@@ -68,7 +68,7 @@ cluster = Cluster(
             Share(name="checkpoints", path="/checkpoints", mount_point="/mnt/tectonic", mounted_by=[],
                   options=["allow_other", "default_permissions"]),
         ]),
-        StorageRacks(role="hammerspace", racks=1, servers_per_rack=2, drives_per_server=16, client_gbps=10, shares=[
+        StorageRacks(role="hammerspace", racks=1, servers_per_rack=2, drives_per_server=16, client_gbps=4, shares=[
             Share(name="checkpoints", path="/checkpoints", mount_point="/mnt/checkpoints"),
             Share(name="datasets", path="/datasets", mount_point="/mnt/datasets", access="ro",
                   options=["vers=4.2", "nconnect=16", "hard", "ro"]),

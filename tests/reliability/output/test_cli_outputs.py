@@ -110,6 +110,7 @@ def test_workers_die_with_a_killed_render(tmp_path):
     data.update(zones=4, racks_per_zone=40)              # 160 SONiC rack switches: two workers
     data["backend"]["atsw"]["count"] = 2
     data["backend"]["ctsw"]["oversubscription"] = 20.0   # 40 racks down, 2 ATSWs up
+    data["storage"][1]["client_gbps"] = 1                # 160 hosts per NFS server: a light load (rule storage-load)
     data["backend"]["addressing"]["ipv4"].update(loopbacks="10.0.0.0/22", fabric_links="10.4.0.0/20",
                                                  host_links="10.64.0.0/18")
     data["frontend"]["addressing"]["ipv4"].update(loopbacks="10.128.0.0/22", fabric_links="10.132.0.0/20",
