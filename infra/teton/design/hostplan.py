@@ -186,12 +186,14 @@ _CLIENT_KINDS = {"host": "gpu", "service": "service"}   # device role -> the `mo
 def assign_nfs(cluster: Cluster, devices: dict[str, Device]) -> dict[str, Device]:
     """`devices` with each GPU and service host's plan naming the server of every NFS share it mounts.
 
-    Every server of the share's group serves it, so the clients are spread: racks in name order, hosts of a rack
-    in name order, and host i of the k-th rack mounts server (k + i) mod n of the group (servers by name).  A rack's
-    hosts use every server (a failed server stalls part of each rack, not a whole rack), consecutive racks start
-    on different servers so each zone uses every server, and the counts per server differ by at most one when the
-    racks are equal.  A share with a failover address (the site's VIP, Hammerspace's metadata address) is mounted
-    there by every client.  Deterministic: names only."""
+    Every server of the share's group serves it, so the clients are spread: host i of a rack (hosts in name order)
+    mounts server (k + i) mod n of the group (servers by name), where k is the rack's zone plus its number in the
+    zone (a GPU rack), or the rack's place among the other clients' racks (service racks).  A rack's hosts use
+    every server (a failed server stalls part of each rack, not a whole rack), consecutive racks start on different
+    servers so each zone uses every server, and the counts per server differ by at most one when the racks are
+    equal.  k depends on nothing that growth changes: a rack or zone added leaves every existing host's server as it
+    was (a server added to the group re-spreads its clients).  A share with a failover address (the site's VIP,
+    Hammerspace's metadata address) is mounted there by every client.  Deterministic: names only."""
     _, nfs = _mounts(cluster)
     servers = _group_servers(devices)
     group_of = {sh.path: g for g, grp in enumerate(cluster.storage, start=1) if grp.role in NFS_ROLES
@@ -201,14 +203,16 @@ def assign_nfs(cluster: Cluster, devices: dict[str, Device]) -> dict[str, Device
         pool = servers.get(group_of.get(m.export, 0), [])
         clients = sorted((d.rack, d.name) for d in devices.values()
                          if _CLIENT_KINDS.get(d.role) in m.mounted_by and d.host is not None)
-        racks = sorted({rack for rack, _ in clients})
+        others = sorted({rack for rack, name in clients if "rack_index" not in devices[name].attrs})
         seen: dict[str, int] = {}
         for rack, name in clients:
             i = seen[rack] = seen.get(rack, -1) + 1
+            d = devices[name]
+            k = (d.zone or 0) + int(d.attrs["rack_index"]) if "rack_index" in d.attrs else others.index(rack)
             if m.failover is not None:
                 pick = NfsAssignment(m.mount_point, m.failover, None)
             elif pool:
-                server, address = pool[(racks.index(rack) + i) % len(pool)]
+                server, address = pool[(k + i) % len(pool)]
                 pick = NfsAssignment(m.mount_point, address, server)
             else:
                 pick = NfsAssignment(m.mount_point, None, None)
