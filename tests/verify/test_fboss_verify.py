@@ -10,12 +10,12 @@ import shutil
 
 import pytest
 
+from tests.helpers import INVENTORY
+from tests.verify.test_verify import _rules, run
 from teton.pipeline import build
 from teton.targets.fboss.agent import HW_TEST_FLAGS
 from teton.targets.fboss.data import find_fboss_dir
 from teton.verify.run import load
-from tests.helpers import INVENTORY
-from tests.verify.test_verify import _rules, run
 
 RTSW = "z01-r001-rtsw"
 

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import numpy as np
 
+from tests.verify.test_verify import _accept_all, _rules, run
 from teton.verify.model import build_model
 from teton.verify.rules import Checked
 from teton.verify.run import load, read_views
 from teton.verify.solve import Down, prefix_count, solve
-from tests.verify.test_verify import _accept_all, _rules, run
 
 ROGUE, VICTIM = "z01-r001-rtsw", "z01-r002-rtsw"
 THEIRS = "10.64.0.32/27"            # z01-r002-rtsw's rack aggregate

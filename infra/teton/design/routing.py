@@ -22,7 +22,6 @@ from collections.abc import Mapping
 from dataclasses import replace
 
 from teton.design.room import Room
-
 from teton.fabric.intent import Accept, BgpTimersIntent, Family, ImportPolicy, Neighbor, PeerGroup, Routing
 from teton.fabric.model import Device
 from teton.fabric.roles import of_tier, role
@@ -122,6 +121,7 @@ def supernets(cluster: Cluster) -> dict[str, dict[Family, tuple[str, ...]]]:
     out: dict[str, dict[Family, tuple[str, ...]]] = {}
     for plane, addressing in planes.items():
         fams: dict[Family, tuple[str, ...]] = {}
+        fam: Family
         for fam, pools in (("ipv4", addressing.ipv4), ("ipv6", addressing.ipv6)):
             if pools is not None:
                 fams[fam] = tuple(str(p) for p in (pools.loopbacks, pools.host_links) if p is not None)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from teton.fabric.intent import Ecn, ManagementIntent, Qos, Routing, SwitchPolicy
+from teton.fabric.intent import Ecn, Family, ManagementIntent, Qos, Routing, SwitchPolicy
 from teton.fabric.model import Device, Fabric, Interface
 from teton.fabric.neighbours import Neighbour, expected
 from teton.frr.policy import TAG, PrefixList, RouteMap, import_policy, route_policy
@@ -180,13 +180,14 @@ def _prefix_list(pl: PrefixList) -> dict[str, Any]:
         for e in pl.entries]}
 
 
-def _imports(r: Routing, af: dict[str, Any], fam: str, match: str) -> tuple[list[dict[str, Any]],
-                                                                         list[dict[str, Any]]]:
+def _imports(r: Routing, af: dict[str, Any], fam: Family, match: str) -> tuple[list[dict[str, Any]],
+                                                                            list[dict[str, Any]]]:
     """The inbound policy of one family: its prefix lists and route maps, applied (`route_map_in`) in `af` to the
     peer groups or neighbours `import_policy` names."""
     groups = {g["name"]: g for g in af["peer_groups"]}
     neighbors: list[dict[str, Any]] = []
-    for i in import_policy(r, fam):  # type: ignore[arg-type]
+    inbound = import_policy(r, fam)
+    for i in inbound:
         for who in i.targets:
             if who in groups:
                 groups[who]["route_map_in"] = i.route_map.name
@@ -194,7 +195,6 @@ def _imports(r: Routing, af: dict[str, Any], fam: str, match: str) -> tuple[list
                 neighbors.append({"ip_address": who, "route_map_in": i.route_map.name})
     if neighbors:
         af["neighbors"] = neighbors
-    inbound = import_policy(r, fam)  # type: ignore[arg-type]
     return [_prefix_list(i.prefix_list) for i in inbound], [_route_map(i.route_map, match) for i in inbound]
 
 
