@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from tests.helpers import LAB, REF24K, write_spec
 from teton.checks import check_spec
 from teton.design import design
+from teton.fabric.intent import Routing
 from teton.fabric.model import Fabric
 from teton.spec.load import load_spec
 
@@ -39,6 +40,19 @@ def fabric_of(data: dict[str, Any], folder: Path, name: str = "spec.yaml") -> Fa
     return design(cluster)
 
 
+def imports_kept(a: Routing, b: Routing, ports: set[str]) -> bool:
+    """Every import policy of `a` for a neighbour still there (on `ports`) accepts the same in `b`, for at least those
+    neighbours (new neighbours may join a group's)."""
+    live = {n.address for n in a.neighbors if n.interface in ports}
+    grown = {i.name: i for i in b.imports}
+    for i in a.imports:
+        mine = set(i.neighbors) & live
+        g = grown.get(i.name)
+        if mine and (g is None or g.accept != i.accept or not mine <= set(g.neighbors)):
+            return False
+    return True
+
+
 def moved(old: Fabric, new: Fabric) -> dict[str, list[str]]:
     """{existing device: what of its own changed}: gaining interfaces (and their sessions), or losing those to
     devices that are gone, is not a change."""
@@ -58,10 +72,13 @@ def moved(old: Fabric, new: Fabric) -> dict[str, list[str]]:
             assert a.routing is not None and b.routing is not None
             if not {x for x in a.routing.neighbors if x.interface in kept} <= set(b.routing.neighbors):
                 what.append("sessions")
-            if replace(a.routing, neighbors=(), groups=()) != replace(b.routing, neighbors=(), groups=()):
+            if replace(a.routing, neighbors=(), groups=(), imports=()) != \
+                    replace(b.routing, neighbors=(), groups=(), imports=()):
                 what.append("routing intent")
             if not set(a.routing.groups) <= set(b.routing.groups):
                 what.append("peer groups")
+            if not imports_kept(a.routing, b.routing, set(kept)):
+                what.append("import policies")
         if what:
             out[name] = what
     return out

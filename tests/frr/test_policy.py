@@ -6,7 +6,7 @@ from dataclasses import replace
 
 from teton.fabric.bgpview import PortAddress
 from teton.frr.conf import read_frr_bgp
-from teton.frr.policy import route_policy, routing_of, routing_view
+from teton.frr.policy import import_policy, route_policy, routing_of, routing_view
 from teton.targets.eos.bgp import read_eos_bgp
 from teton.targets.eos.structured import _routing as eos_spelling
 from teton.targets.frr import render_frr
@@ -30,6 +30,15 @@ def test_both_spellings_carry_every_policy_name_and_sequence(lab_fabric):
         for rm in (p.connected, p.export):
             assert f"route-map {rm.name} permit {rm.seq}" in text
             assert eos_maps[rm.name]["sequence_numbers"][0]["sequence"] == rm.seq
+    inbound = [i for p in route_policy(d.routing) for i in import_policy(d.routing, p.family)]
+    assert inbound
+    for i in inbound:
+        assert [s["sequence"] for s in eos_lists[i.prefix_list.name]["sequence_numbers"]] == \
+            [e.seq for e in i.prefix_list.entries]
+        assert f"route-map {i.route_map.name} permit {i.route_map.seq}" in text
+        assert eos_maps[i.route_map.name]["sequence_numbers"][0]["sequence"] == i.route_map.seq
+        for who in i.targets:
+            assert f"  neighbor {who} route-map {i.route_map.name} in" in text
 
 
 def test_eos_read_back_finds_transit_by_the_applied_route_map_not_its_name(lab_fabric):

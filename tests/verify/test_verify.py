@@ -141,7 +141,18 @@ def test_a_lowered_maximum_paths_is_found_naming_the_device_and_the_prefixes(lab
     assert set(_rules(report)) == {"ecmp-width"}
 
 
+def _accept_all(build: Path, device: str, route_map: str) -> None:
+    """An EOS switch's route map `route_map` edited to permit everything (no match)."""
+    path = build / "devices" / device / "structured-config.json"
+    cfg = json.loads(path.read_text())
+    rm = next(rm for rm in cfg["route_maps"] if rm["name"] == route_map)
+    rm["sequence_numbers"] = [{"sequence": 10, "type": "permit"}]
+    path.write_text(json.dumps(cfg))
+
+
 def test_a_leaked_link_subnet_and_an_unplanned_prefix_are_found(lab_build, tmp_path):
+    """A rack switch that sends every connected route: its peers' inbound policy drops them (sent, not spread); a
+    spine whose inbound policy accepts everything from it spreads its link subnets."""
     build = _copy(lab_build, tmp_path)
     _edit(build, "z01-r001-rtsw", "frr.conf", "  redistribute connected route-map CONNECTED_V4\n",
           "  redistribute connected\n")
@@ -149,6 +160,12 @@ def test_a_leaked_link_subnet_and_an_unplanned_prefix_are_found(lab_build, tmp_p
           "ORIGINATE_V4\n", "route-map EXPORT_V4 permit 10\n")   # and it sends everything it has
     code, report = run(str(build))
     assert code == 1
+    rules = _rules(report)
+    assert set(rules) == {"unexpected-prefix"}                       # sent, and dropped at z01-r001-rtsw's peers
+    assert all(f["file"] == "devices/z01-r001-rtsw/frr.conf" and "; 1 switches hold it" in f["message"]
+               for f in rules["unexpected-prefix"])
+    _accept_all(build, "z01-ctsw02", "IMPORT_z01-r001-rtsw_V4")
+    code, report = run(str(build))
     rules = _rules(report)
     leaked = {f["path"] for f in rules["link-prefix"]}
     assert "10.1.0.0/31" in leaked                                   # its uplink to z01-ctsw01, now everywhere
@@ -334,14 +351,19 @@ def _renumber(build: Path, device: str, asn: int) -> None:
 
 
 def test_a_rack_switch_that_passes_routes_on_makes_valleys(lab_build, tmp_path):
-    """A front-end rack switch whose export permits everything, between two FSWs of different ASNs: paths from one
-    FSW down to it and up to the other are valleys (RFC 7938's rack switches send only their own prefixes)."""
+    """A front-end rack switch whose export permits everything, between two FSWs of different ASNs: the FSWs' inbound
+    policy keeps it harmless; with theirs accepting everything, paths from one FSW down to it and up to the other are
+    valleys (RFC 7938's rack switches send only their own prefixes)."""
     build = _copy(lab_build, tmp_path)
     _renumber(build, "z01-fsw02", 4210000099)
     code, report = run(str(build))
     assert code == 0, report["findings"]                     # another ASN, both ends agreeing: still clean
     _edit(build, "z01-r001-frsw", "frr.conf", "route-map EXPORT_V4 permit 10\n match ip address prefix-list "
           "ORIGINATE_V4\n", "route-map EXPORT_V4 permit 10\n")
+    code, report = run(str(build))
+    assert code == 0, report["findings"]          # the FSWs take only the rack's own prefixes from it: no valley
+    for fsw in ("z01-fsw01", "z01-fsw02"):
+        _accept_all(build, fsw, "IMPORT_z01-r001-frsw_V4")
     code, report = run(str(build))
     assert code == 1
     valleys = _rules(report)["valley"]

@@ -24,7 +24,7 @@ from teton.design.policy import policy
 from teton.design.qos import qos
 from teton.design.roce import design_roce
 from teton.design.room import Room, room_of
-from teton.design.routing import maximum_prefixes, paths_room, routing, session_protection
+from teton.design.routing import imports, maximum_prefixes, paths_room, routing, session_protection, supernets
 from teton.fabric.floor import floor_plan
 from teton.fabric.intent import Qos, SwitchPolicy
 from teton.fabric.model import Device, Fabric
@@ -72,6 +72,8 @@ def _freeze(cluster: Cluster, draft: DraftFabric, sm: SubnetManager | None, room
     limits = maximum_prefixes(cluster, room)
     floors = paths_room(cluster, room)
     protection = session_protection(cluster, topology)
+    pools = supernets(cluster)
+    edge_default = _edge_default(cluster) and any(x.role == "ssw" and x.nos is not None for x in topology.values())
     cache: BufferCache = {}
     devices: dict[str, Device] = {}
     for name, d in topology.items():
@@ -79,8 +81,10 @@ def _freeze(cluster: Cluster, draft: DraftFabric, sm: SubnetManager | None, room
             pass
         elif d.nos is not None:
             backend = d.plane == "backend"
-            d = replace(d, routing=routing(d, topology, bgp, limits[d.plane], name in drained, protection[d.plane],
-                                           d.role == "ssw" and _edge_default(cluster), floors.get(d.role, 0)),
+            r = routing(d, topology, bgp, limits[d.plane], name in drained, protection[d.plane],
+                        d.role == "ssw" and _edge_default(cluster), floors.get(d.role, 0))
+            r = imports(r, topology, pools.get(d.plane, {}), d.plane == "frontend" and edge_default)
+            d = replace(d, routing=r,
                         qos=backend_qos if backend else None, management=mgmt,
                         buffers=buffers(draft.models[d.model], d.interfaces, cache) if backend else None,
                         policy=backend_policy if backend else None)

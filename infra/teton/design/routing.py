@@ -14,15 +14,21 @@ Every session of a plane is protected alike (`session_protection`): the plane's 
 where the spec asks, GTSM (RFC 5082, `ttl_security_hops`).  A plane with a switch whose NOS signs no session (FBOSS's
 BGP++ has no password field) runs GTSM instead of the password on all its sessions (hops 1, as a password the other
 end sends and it does not would keep every session down).
+
+Every session filters what it receives (`imports`): from a rack switch only its own loopback and rack aggregates, from
+any other switch only the plane's prefixes (its loopback and host-link pools, any length inside them), and a default
+route only from above, and only in a plane where a switch originates one (the front-end spines): a rack switch that
+announces another rack's prefix, or a default, is ignored by its peers instead of drawing that traffic.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import NamedTuple
 
 from teton.design.room import Room
-from teton.fabric.intent import BgpTimersIntent, Family, Neighbor, PeerGroup, Routing
+from teton.fabric.intent import Accept, BgpTimersIntent, Family, ImportPolicy, Neighbor, PeerGroup, Routing
 from teton.fabric.model import Device
 from teton.fabric.roles import of_tier, role
 from teton.spec.model import Addressing, Bgp, Cluster, RoceBackend
@@ -134,3 +140,58 @@ def routing(d: Device, devices: Mapping[str, Device], bgp: Bgp, max_prefixes: in
         transit=d.role not in of_tier("rack"), maximum_prefixes=max_prefixes,
         maximum_prefix_restart_min=MAXIMUM_PREFIX_RESTART_MIN, startup_hold_s=STARTUP_HOLD_S,
         drain_prepend=DRAIN_PREPEND if drained else 0, default_originate=default_originate)
+
+
+MAX_LEN: dict[Family, int] = {"ipv4": 32, "ipv6": 128}
+DEFAULT_ROUTE: dict[Family, str] = {"ipv4": "0.0.0.0/0", "ipv6": "::/0"}
+
+
+def supernets(cluster: Cluster) -> dict[str, dict[Family, tuple[str, ...]]]:
+    """Per plane and family, the pools whose prefixes its switches announce: the loopbacks and the host links (the
+    fabric links' /31s are connected routes nobody announces)."""
+    planes: dict[str, Addressing] = {}
+    if isinstance(cluster.backend, RoceBackend):
+        planes["backend"] = cluster.backend.addressing
+    if cluster.frontend is not None:
+        planes["frontend"] = cluster.frontend.addressing
+    out: dict[str, dict[Family, tuple[str, ...]]] = {}
+    for plane, addressing in planes.items():
+        fams: dict[Family, tuple[str, ...]] = {}
+        fam: Family
+        for fam, pools in (("ipv4", addressing.ipv4), ("ipv6", addressing.ipv6)):
+            if pools is not None:
+                fams[fam] = tuple(str(p) for p in (pools.loopbacks, pools.host_links) if p is not None)
+        out[plane] = fams
+    return out
+
+
+def imports(r: Routing, devices: Mapping[str, Device], pools: Mapping[Family, tuple[str, ...]],
+            default_from_above: bool) -> Routing:
+    """`r` with what each neighbour may send it (`Routing.imports`): a rack switch its loopback and aggregates exactly
+    (IMPORT_<its name>_<tag>, one per rack switch); the other neighbours of a group the plane's `pools` and their
+    more-specifics, and the default route too on an uplink group when `default_from_above` (IMPORT_<group>)."""
+    racks = of_tier("rack")
+    side = {g.name: g.direction for g in r.groups}
+    per_group: dict[str, list[str]] = {}
+    per_rack: dict[tuple[str, Family], list[str]] = {}
+    for n in r.neighbors:
+        peer = devices[n.peer.split(":", 1)[0]]
+        if peer.role in racks:
+            per_rack.setdefault((peer.name, n.family), []).append(n.address)
+        else:
+            per_group.setdefault(n.group, []).append(n.address)
+    policies: list[ImportPolicy] = []
+    for (name, fam), addresses in per_rack.items():
+        peer = devices[name]
+        lo = peer.loopback4 if fam == "ipv4" else peer.loopback6
+        own = ((lo,) if lo else ()) + (peer.prefixes4 if fam == "ipv4" else peer.prefixes6)
+        policies.append(ImportPolicy(f"IMPORT_{name}_{FAMILY_TAG[fam]}", fam, tuple(addresses),
+                                     tuple(Accept(p) for p in own)))
+    group_family = {g.name: g.family for g in r.groups}
+    for group, addresses in per_group.items():
+        fam = group_family[group]
+        accept = [Accept(p, None, MAX_LEN[fam]) for p in pools.get(fam, ())]
+        if default_from_above and side[group] == "up":
+            accept.append(Accept(DEFAULT_ROUTE[fam]))
+        policies.append(ImportPolicy(f"IMPORT_{group}", fam, tuple(addresses), tuple(accept)))
+    return replace(r, imports=tuple(sorted(policies, key=lambda p: p.name)))

@@ -6,7 +6,8 @@ Every device a comparison lists is one of:
 - `attached`: an existing device that only gains (or, for a shrink, only loses) whole attachment lines: ports linked
   to added (removed) devices and the sessions over those ports.  Nothing it keeps changes: the same address on every
   kept port, the same loopback, router id, management address and ASN, the same kept links and sessions, and no
-  intent field changes beyond its routing's neighbour list (and peer groups) growing or shrinking;
+  intent field changes beyond its routing's neighbour list (and peer groups, and import policies) growing or
+  shrinking;
 - `renumbered`: an address, the ASN, the link of a port or a session it keeps changes ("Ethernet3/1/1 10.1.192.1/31
   -> 10.1.216.1/31"), with a `reason` from the two specs (`renumbering_reason`: no room declared, the room or a pool
   changed);
@@ -254,8 +255,8 @@ def classify_device(d: DeviceChange, added: set[str], removed: set[str],
 
 
 def _routing_changes(old: dict[str, Any], new: dict[str, Any], moved: list[str]) -> list[str]:
-    """The routing's own changes: numbers it keeps go to `moved`, the rest is returned as intents.  Peer groups that
-    only come (or only go) are part of an attachment."""
+    """The routing's own changes: numbers it keeps go to `moved`, the rest is returned as intents.  Peer groups and
+    import policies that only come (or only go: a rack switch's, with it) are part of an attachment."""
     intents: list[str] = []
     if bool(old) != bool(new):
         return ["routing " + ("added" if new else "removed")]
@@ -263,10 +264,10 @@ def _routing_changes(old: dict[str, Any], new: dict[str, Any], moved: list[str])
         a, b = old.get(k), new.get(k)
         if a == b:
             continue
-        if k == "groups":
+        if k in ("groups", "imports"):
             ga, gb = set(a or []), set(b or [])
             if not (ga <= gb or gb <= ga):
-                intents.append(f"routing.groups {', '.join(sorted(ga - gb))} -> {', '.join(sorted(gb - ga))}")
+                intents.append(f"routing.{k} {', '.join(sorted(ga - gb))} -> {', '.join(sorted(gb - ga))}")
         elif k in _ROUTING_NUMBERS:
             if k in ("aggregates4", "aggregates6"):
                 moved.append(f"{k} {a or 'none'} -> {b or 'none'}")

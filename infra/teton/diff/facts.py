@@ -35,7 +35,8 @@ def _short(value: object) -> str:
 
 
 def routing_facts(r: Routing | None) -> dict[str, Any]:
-    """The routing's fields but its neighbours, as text: its peer groups as a sorted list, the rest one string each."""
+    """The routing's fields but its neighbours, as text: its peer groups and its import policies (what each accepts,
+    not from whom) as sorted lists, the rest one string each."""
     if r is None:
         return {}
     out: dict[str, Any] = {}
@@ -46,6 +47,10 @@ def routing_facts(r: Routing | None) -> dict[str, Any]:
         if f.name == "groups":
             out[f.name] = sorted(f"{g.name} {g.family} {g.direction} {'passive' if g.passive else 'active'}"
                                  for g in value)
+        elif f.name == "imports":          # what each import policy accepts; whom it applies to is the sessions
+            out[f.name] = sorted(f"{i.name} {i.family} " + " ".join(
+                a.prefix + (f" ge {a.ge}" if a.ge is not None else "") + (f" le {a.le}" if a.le is not None else "")
+                for a in i.accept) for i in value)
         elif isinstance(value, tuple) and all(isinstance(x, str) for x in value):
             out[f.name] = " ".join(value)
         else:

@@ -41,6 +41,25 @@ class Neighbor(NamedTuple):
     peer: str                  # "device:port" of the other end
 
 
+class Accept(NamedTuple):
+    """A prefix a neighbour may send: `prefix` itself, or with `ge`/`le` the routes inside it of those lengths (a
+    prefix-list line's meaning, `teton.fabric.bgpview.PrefixRule`)."""
+
+    prefix: str
+    ge: int | None = None
+    le: int | None = None
+
+
+class ImportPolicy(NamedTuple):
+    """What some neighbours may send this switch: anything else they send is dropped on arrival (the route-policy
+    layout's IMPORT_ prefix list and route map, `teton.frr.policy`)."""
+
+    name: str                    # the prefix list's and route map's name: IMPORT_RTSW_V4, IMPORT_rtsw-z01-r01_V4
+    family: Family
+    neighbors: tuple[str, ...]   # the neighbours' addresses it applies to, in the intent's neighbour order
+    accept: tuple[Accept, ...]
+
+
 @dataclass(frozen=True, slots=True)
 class Routing:
     """eBGP (RFC 7938) of one switch: whom it peers with and what it sends them."""
@@ -67,6 +86,8 @@ class Routing:
                                              # with `frontend.edge.default_route`)
     ttl_security_hops: int | None = None     # GTSM (RFC 5082) on every session: TTL 255 sent, a peer's packets
                                              # accepted within this many hops (None: off)
+    imports: tuple[ImportPolicy, ...] = ()   # inbound: what each neighbour may send (by name); every neighbour is
+                                             # in exactly one (`teton.design.routing.imports`)
 
     def families(self) -> tuple[Family, ...]:
         """Address families that have at least one neighbour, IPv4 first."""

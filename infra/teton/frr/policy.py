@@ -8,6 +8,14 @@ Per family with neighbours (tag V4 or V6):
 - CONNECTED_<tag> (sequence 10): connected routes are redistributed only when LOCAL_<tag> matches them;
 - EXPORT_<tag> (sequence 10), applied outbound to every peer group: on a transit switch it matches nothing (permits
   everything), on a rack switch only ORIGINATE_<tag>; a drained switch prepends its ASN the intent's count of times.
+
+Inbound, one pair per import policy of the intent (`Routing.imports`, decided by `teton.design.routing.imports`):
+- IMPORT_<x>: the prefix list of what those neighbours may send (sequence 10, 20, ..., with ge/le as the design says)
+  and the route map of the same name (sequence 10) permitting only what it matches, applied inbound: to the peer group
+  when the policy's neighbours are all of the group's, else to each neighbour (`import_targets`).  IMPORT_<group> for
+  the neighbours of a group (the plane's prefixes, the default route from above where the design has one),
+  IMPORT_<rack switch>_<tag> for each rack switch (its loopback and aggregates).  Every session thus has a policy in
+  and out (FRR runs `bgp ebgp-requires-policy`).
 """
 
 from __future__ import annotations
@@ -26,7 +34,7 @@ from teton.fabric.bgpview import (
     RouteMapView,
     password_ref,
 )
-from teton.fabric.intent import BgpTimersIntent, Direction, Family, Neighbor, PeerGroup, Routing
+from teton.fabric.intent import Accept, BgpTimersIntent, Direction, Family, ImportPolicy, Neighbor, PeerGroup, Routing
 from teton.secrets import secret_ref
 
 TAG: dict[Family, str] = {"ipv4": "V4", "ipv6": "V6"}
@@ -35,11 +43,13 @@ MAX_LEN: dict[Family, int] = {"ipv4": 32, "ipv6": 128}
 
 @dataclass(frozen=True)
 class PrefixEntry:
-    """A permit line of a prefix list: `prefix`, and with `le` its more-specifics up to that length."""
+    """A permit line of a prefix list: `prefix`, and with `le` its more-specifics up to that length (`ge`: from that
+    length)."""
 
     seq: int
     prefix: str
     le: int | None = None
+    ge: int | None = None
 
 
 @dataclass(frozen=True)
@@ -89,6 +99,40 @@ def route_policy(r: Routing) -> tuple[FamilyPolicy, ...]:
     return tuple(family_policy(r, fam) for fam in r.families())
 
 
+@dataclass(frozen=True)
+class Import:
+    """One import policy spelled: its prefix list and route map (one name), and whom it applies to inbound (peer
+    group names and neighbour addresses, `import_targets`)."""
+
+    family: Family
+    prefix_list: PrefixList
+    route_map: RouteMap
+    targets: tuple[str, ...]
+
+
+def import_targets(r: Routing, imp: ImportPolicy) -> tuple[str, ...]:
+    """Where import policy `imp` is applied: a peer group whose neighbours are exactly the policy's (of its family),
+    else each of its neighbours by address."""
+    mine = set(imp.neighbors)
+    for g in r.groups:
+        members = {n.address for n in r.neighbors if n.group == g.name and n.family == imp.family}
+        if g.family == imp.family and members and members == mine:
+            return (g.name,)
+    return tuple(dict.fromkeys(imp.neighbors))
+
+
+def import_policy(r: Routing, family: Family) -> tuple[Import, ...]:
+    """The inbound policy objects of one family, by name."""
+    out = []
+    for imp in sorted(r.imports, key=lambda i: i.name):
+        if imp.family != family:
+            continue
+        pl = PrefixList(imp.name, tuple(PrefixEntry(10 * (k + 1), a.prefix, a.le, a.ge)
+                                        for k, a in enumerate(imp.accept)))
+        out.append(Import(family, pl, RouteMap(imp.name, 10, pl.name), import_targets(r, imp)))
+    return tuple(out)
+
+
 def routing_view(name: str, file: str, r: Routing, ports: Iterable[PortAddress], loopbacks: Iterable[str],
                  where: Callable[[int], str] = lambda k: "fabric.json") -> BgpView:
     """A routing intent as the NOS-neutral BGP view (`teton.fabric.bgpview`) its files give if nobody edited them:
@@ -97,6 +141,8 @@ def routing_view(name: str, file: str, r: Routing, ports: Iterable[PortAddress],
     (FBOSS's BGP++ config)."""
     policies = route_policy(r)
     export = {p.family: p.export.name for p in policies}
+    inbound = [i for p in policies for i in import_policy(r, p.family)]
+    map_in = {(i.family, a): i.name for i in r.imports for a in i.neighbors}
     groups = {g.name: g for g in r.groups}
     password = password_ref(secret_ref(r.password_secret)) if r.password_secret else None
     peers = []
@@ -106,6 +152,7 @@ def routing_view(name: str, file: str, r: Routing, ports: Iterable[PortAddress],
         peers.append(BgpPeer(
             address=n.address, remote_as=n.remote_as, group=n.group, families=(n.family,), password=password,
             passive=bool(g and g.passive), shutdown=False, route_map_out=((n.family, export[n.family]),),
+            route_map_in=((n.family, map_in[(n.family, n.address)]),) if (n.family, n.address) in map_in else (),
             default_originate=default, maximum_prefix=r.maximum_prefixes,
             maximum_prefix_restart_min=r.maximum_prefix_restart_min, timers=r.timers, bfd=r.bfd,
             ttl_security=r.ttl_security_hops, side=g.direction if g is not None else None, description=n.peer,
@@ -119,12 +166,14 @@ def routing_view(name: str, file: str, r: Routing, ports: Iterable[PortAddress],
     return BgpView(
         name=name, file=file, asn=r.asn, router_id=r.router_id, multipath_relax=True,
         peers=tuple(sorted(peers, key=lambda p: p.address)), families=tuple(families),
-        prefix_lists=tuple(PrefixListView(pl.name, p.family, tuple(PrefixRule(e.seq, True, e.prefix, None, e.le)
-                                                                    for e in pl.entries))
-                           for p in policies for pl in (p.local, p.originate)),
+        prefix_lists=tuple(PrefixListView(pl.name, fam, tuple(PrefixRule(e.seq, True, e.prefix, e.ge, e.le)
+                                                               for e in pl.entries))
+                           for fam, pl in [(p.family, pl) for p in policies for pl in (p.local, p.originate)]
+                           + [(i.family, i.prefix_list) for i in inbound]),
         route_maps=tuple(RouteMapView(rm.name, (RouteMapClause(rm.seq, True, (rm.match,) if rm.match else (),
                                                                rm.prepend),))
-                         for p in policies for rm in (p.connected, p.export)),
+                         for rm in [rm for p in policies for rm in (p.connected, p.export)]
+                         + [i.route_map for i in inbound]),
         ports=tuple(ports), loopbacks=tuple(loopbacks), startup_hold_s=r.startup_hold_s)
 
 
@@ -158,6 +207,7 @@ def routing_of(view: BgpView) -> Routing:
     secrets = sorted({p.password for p in view.peers if p.password and not p.password.startswith("plaintext:")})
     aggregates = [a for f in view.families for a, _ in f.aggregates]
     first = view.peers[0] if view.peers else None
+    imports = imports_of(view, [(n.address, n.family) for n in neighbors])
     return Routing(
         asn=view.asn, router_id=view.router_id or "",
         groups=tuple(sorted(groups.values(), key=lambda g: (g.direction != "up", g.name))),
@@ -173,4 +223,25 @@ def routing_of(view: BgpView) -> Routing:
         maximum_prefix_restart_min=first.maximum_prefix_restart_min if first is not None else 0,
         startup_hold_s=view.startup_hold_s, drain_prepend=max((len(c.prepend) for c in export), default=0),
         default_originate=any(p.default_originate for p in view.peers),
-        ttl_security_hops=next((p.ttl_security for p in view.peers if p.ttl_security), None))
+        ttl_security_hops=next((p.ttl_security for p in view.peers if p.ttl_security), None), imports=imports)
+
+
+def imports_of(view: BgpView, order: Iterable[tuple[str, Family]]) -> tuple[ImportPolicy, ...]:
+    """The import policies of a view (`Routing.imports`): per route map applied inbound, its neighbours (in `order`)
+    and what it permits, read from the prefix lists its permitting clauses match (first clause first)."""
+    maps = {rm.name: rm for rm in view.route_maps}
+    by_peer = {(p.address, fam): name for p in view.peers for fam, name in p.route_map_in}
+    found: dict[tuple[str, Family], list[str]] = {}
+    for address, fam in order:
+        name = by_peer.get((address, fam))
+        if name is not None:
+            found.setdefault((name, fam), []).append(address)
+    out = []
+    for (name, fam), addresses in found.items():
+        plists = {pl.name: pl for pl in view.prefix_lists if pl.family == fam}
+        rm = maps.get(name)
+        accept = [Accept(rule.prefix, rule.ge, rule.le)
+                  for c in (rm.clauses if rm is not None else ()) if c.permit
+                  for m in c.match if m in plists for rule in plists[m].rules if rule.permit]
+        out.append(ImportPolicy(name, fam, tuple(addresses), tuple(accept)))
+    return tuple(sorted(out, key=lambda i: i.name))

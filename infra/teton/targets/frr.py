@@ -9,7 +9,9 @@ The spelling, for every address family with neighbours:
 - aggregates are announced summary-only;
 - every peer group has the maximum-prefix limit, retried after the intent's minutes (`restart`); `update-delay`
   holds updates after a restart until the peers are up;
-- a switch that originates a default route (a front-end spine) sends it to its downlink groups (`default-originate`).
+- a switch that originates a default route (a front-end spine) sends it to its downlink groups (`default-originate`);
+- inbound, IMPORT_<x> (`teton.frr.policy.import_policy`) on every session, per peer group or per neighbour, and
+  `bgp ebgp-requires-policy`: a session without a policy in and out would carry nothing.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from teton.fabric.intent import Routing
-from teton.frr.policy import route_policy
+from teton.frr.policy import import_policy, route_policy
 from teton.secrets import secret_ref
 from teton.targets.templates import render_template
 from teton.targets.tokens import token
@@ -34,15 +36,21 @@ def frr_context(hostname: str, r: Routing) -> dict[str, Any]:
     for policy in route_policy(r):
         fam, afi = policy.family, AFI[policy.family]
         aggregates = r.aggregates4 if fam == "ipv4" else r.aggregates6
-        prefix_lists += [{"afi": afi, "name": pl.name, "seq": e.seq, "prefix": e.prefix, "le": e.le}
+        prefix_lists += [{"afi": afi, "name": pl.name, "seq": e.seq, "prefix": e.prefix, "ge": e.ge, "le": e.le}
                          for pl in (policy.local, policy.originate) for e in pl.entries]
         for rm in (policy.connected, policy.export):
             route_maps.append({"name": rm.name, "seq": rm.seq, "match": rm.match, "afi_match": afi,
                                "prepend": " ".join(map(str, rm.prepend)) or None})
+        inbound = import_policy(r, fam)
+        prefix_lists += [{"afi": afi, "name": i.prefix_list.name, "seq": e.seq, "prefix": e.prefix, "ge": e.ge,
+                          "le": e.le} for i in inbound for e in i.prefix_list.entries]
+        route_maps += [{"name": i.route_map.name, "seq": i.route_map.seq, "match": i.route_map.match,
+                        "afi_match": afi, "prepend": None} for i in inbound]
         names = [g.name for g in r.groups if g.family == fam]
         groups += [{"name": g.name, "passive": g.passive} for g in r.groups if g.family == fam]
         afs.append({"name": fam, "redistribute": policy.connected.name, "aggregates": aggregates, "groups": names,
                     "export": policy.export.name,
+                    "imports": [{"who": who, "name": i.route_map.name} for i in inbound for who in i.targets],
                     "default_to": [g.name for g in r.groups if g.family == fam and g.direction == "down"]
                     if r.default_originate else []})
     token(hostname, hostname, "hostname", "frr.conf")

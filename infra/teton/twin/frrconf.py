@@ -4,7 +4,9 @@ What a switch's ``frr_conf`` must contain (nothing rewrites it; these settings c
 "FRR fabric twin in network namespaces"; `write_node_configs` warns only about the first one):
   - ``no zebra nexthop kernel enable`` (with FRR 8.4 kernel nexthop groups a link flap leaves the kernel with one
     path while FRR reports two),
-  - in ``router bgp``: ``no bgp ebgp-requires-policy``, ``bgp bestpath as-path multipath-relax``, ``maximum-paths N``
+  - in ``router bgp``: a route map in and out on every session (teton's spelling: ``bgp ebgp-requires-policy`` with
+    IMPORT_ and EXPORT_ route maps; without one on a session, ``no bgp ebgp-requires-policy``),
+    ``bgp bestpath as-path multipath-relax``, ``maximum-paths N``
     under the address families, and for fast convergence ``timers bgp 1 3``, ``coalesce-time 10``,
     ``neighbor X timers connect 1``, ``neighbor X advertisement-interval 0`` and ``neighbor X passive`` on the upper
     tier,

@@ -5,7 +5,7 @@ layer by layer in AS-path length (a prepend makes a longer step: the layers are 
 groups at once (every array is groups x switches, flattened):
 
 - the originators hold the route with an empty AS path (length 0); a default route starts at the receivers of
-  `default-originate`, with the sender's ASN as its path;
+  `default-originate` whose in-policy takes it, with the sender's ASN as its path;
 - a switch that holds a route sends it on every session whose out-policy permits it (with the policy's prepend), and
   the receiver accepts it when its in-policy permits it and its own ASN is not in the path (the path is the chain of
   best parents back to the origin: each switch advertises its one best path);
@@ -168,12 +168,21 @@ class _Search:
         self.dist[out] = 0
         if fp.default >= 0:
             for b in np.flatnonzero(self.rep == fp.default):
-                e = np.flatnonzero(self.g.default & self.alive)
+                e = np.flatnonzero(self.default_edges() & self.alive)
                 v = self.g.dst[e]
                 ok = self.asn[v] != self.asn[self.g.src[e]]
                 e, v = e[ok], v[ok]
                 self._push(1, b * self.n + v, e, np.zeros(len(e), dtype=np.int8), np.ones(len(e), dtype=bool))
         return out
+
+    def default_edges(self) -> np.ndarray:
+        """The sessions whose sender originates a default route and whose receiver's in-policy takes it (FRR's and
+        EOS's `default-originate` passes the receiver's route map in like any route)."""
+        fp, g = self.m.prefixes[self.fam], self.g
+        ins = self.m.in_results[self.fam]
+        if fp.default < 0 or not ins.size:
+            return g.default
+        return g.default & (ins[g.in_policy, fp.default] != DENY)
 
     def _push(self, length: int, gv: np.ndarray, e: np.ndarray, var: np.ndarray, seed: np.ndarray) -> None:
         self.buckets.setdefault(length, []).append((gv, e, var, seed))
@@ -343,7 +352,7 @@ class _Search:
         KERNEL.run_groups(
             self.n, g.indptr.astype(np.int64), g.src.astype(np.int64), g.dst.astype(np.int64), g.rank, g.speed,
             g.out_policy.astype(np.int64), g.in_policy.astype(np.int64), self.alive, m.out_results[self.fam],
-            m.in_results[self.fam], self.rep.astype(np.int64), ptr, nodes, self.rep == fp.default, g.default,
+            m.in_results[self.fam], self.rep.astype(np.int64), ptr, nodes, self.rep == fp.default, self.default_edges(),
             self.asn_id, m.asn, m.tier, self.maxpaths, m.relax, m.prepend_length, pre, self.count, self.weight,
             self.dist, self.width, self.bw, self.valley, self.parent, self.pvar, self.seeded, self.desc, self.path,
             self.path_len, self.received, self.ccount, self.dcount, self.vcount)

@@ -4,18 +4,19 @@ its intents.  `teton.targets.eos.avd` validates it and renders it to EOS CLI wit
 The routing spelling matches the FRR one (`teton.targets.frr`) line for line in meaning: per-family peer groups
 (passive towards the lower tier), summary-only aggregates, and the route-policy layout both read from
 `teton.frr.policy` (LOCAL_<tag> for connected routes, EXPORT_<tag> permitting all on a transit switch and only
-ORIGINATE_<tag> otherwise; EOS carries ORIGINATE_<tag> only where EXPORT_<tag> matches it).  EOS has no per-peer
-connect-retry timer: it keeps its own.
+ORIGINATE_<tag> otherwise; EOS carries ORIGINATE_<tag> only where EXPORT_<tag> matches it; IMPORT_<x> inbound per
+peer group or neighbour as `teton.frr.policy.import_targets` says).  EOS has no per-peer connect-retry timer: it keeps
+its own.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from teton.fabric.intent import Ecn, ManagementIntent, Qos, Routing, SwitchPolicy
+from teton.fabric.intent import Ecn, Family, ManagementIntent, Qos, Routing, SwitchPolicy
 from teton.fabric.model import Device, Fabric, Interface
 from teton.fabric.neighbours import Neighbour, expected
-from teton.frr.policy import TAG, PrefixList, RouteMap, route_policy
+from teton.frr.policy import TAG, PrefixList, RouteMap, import_policy, route_policy
 from teton.secrets import secret_ref
 from teton.targets.tokens import token
 
@@ -213,8 +214,27 @@ def _management(d: Device, m: ManagementIntent) -> dict[str, Any]:
 
 def _prefix_list(pl: PrefixList) -> dict[str, Any]:
     return {"name": pl.name, "sequence_numbers": [
-        {"sequence": e.seq, "action": f"permit {e.prefix}" + (f" le {e.le}" if e.le is not None else "")}
+        {"sequence": e.seq, "action": f"permit {e.prefix}" + (f" ge {e.ge}" if e.ge is not None else "")
+         + (f" le {e.le}" if e.le is not None else "")}
         for e in pl.entries]}
+
+
+def _imports(r: Routing, af: dict[str, Any], fam: Family, match: str) -> tuple[list[dict[str, Any]],
+                                                                            list[dict[str, Any]]]:
+    """The inbound policy of one family: its prefix lists and route maps, applied (`route_map_in`) in `af` to the
+    peer groups or neighbours `import_policy` names."""
+    groups = {g["name"]: g for g in af["peer_groups"]}
+    neighbors: list[dict[str, Any]] = []
+    inbound = import_policy(r, fam)
+    for i in inbound:
+        for who in i.targets:
+            if who in groups:
+                groups[who]["route_map_in"] = i.route_map.name
+            else:
+                neighbors.append({"ip_address": who, "route_map_in": i.route_map.name})
+    if neighbors:
+        af["neighbors"] = neighbors
+    return [_prefix_list(i.prefix_list) for i in inbound], [_route_map(i.route_map, match) for i in inbound]
 
 
 def _route_map(rm: RouteMap, match: str) -> dict[str, Any]:
@@ -262,6 +282,9 @@ def _routing(r: Routing) -> dict[str, Any]:
         afs[fam] = {"peer_groups": [{"name": n, "activate": True, "route_map_out": policy.export.name}
                                     for n in names],
                     "redistribute": {"connected": {"enabled": True, "route_map": policy.connected.name}}}
+        in_lists, in_maps = _imports(r, afs[fam], fam, match)
+        prefix_lists[fam] += in_lists
+        route_maps += in_maps
     router_bgp: dict[str, Any] = {
         "as": str(r.asn), "router_id": r.router_id,
         "bgp": {"default": {"ipv4_unicast": False}},

@@ -5,7 +5,9 @@ Per switch, in its folder: `agent.conf`, the agent's `AgentConfig` (`agent`, `qo
 profiles of FBOSS's platform mapping of the box (`platform`).  FBOSS's agent ignores what it does not know, so every
 render runs the strict check (`strict`): the schema walk against the pinned IDL loaded with thriftpy2 (`idl`,
 `walk`), then the cross-references the IDL cannot say (`crossref`).  The read-back (`readback`) gives the NOS-neutral
-view, routing included: FBOSS cannot run here, so the twin runs the FRR spelling of that routing, as for EOS.
+view, routing included (BGP++'s policies as route maps): `teton verify` models the switch with its `bgp` as it does
+any NOS's (`DeviceTarget.read_bgp`), and since FBOSS cannot run here the twin runs the FRR spelling of that routing, as
+for EOS.
 
 The reference files (IDL, platform mappings, base configs) are found as `teton.targets.fboss.data` says; the catalogue
 port table and its spec rule are `catalogue`; the live transport (SSH) is `transport`.
@@ -19,7 +21,6 @@ from pathlib import Path
 from typing import Any
 
 from teton.catalogue import builtin_models
-from teton.fabric.bgpview import BgpView
 from teton.fabric.model import Device, Fabric
 from teton.findings import Finding
 from teton.targets.base import BuildFileError, BuildFiles, DeviceTarget, DeviceView, Files, RenderContext
@@ -137,11 +138,6 @@ class FbossTarget(DeviceTarget):
                     state: Any) -> tuple[DeviceView | None, list[Finding]]:
         model = builtin_models().get(device.model)
         return self.read_one(source, device, state, model.platform.get(self.nos) if model is not None else None)
-
-    def read_bgp(self, source: BuildFiles, device: Device) -> BgpView | None:
-        """None: `teton verify` does not model BGP++ yet (its policies are not FRR's route maps), as before the view
-        carried `bgp`; the cross-device checks and the twin read the view's `bgp` and `routing`."""
-        return None
 
     def read_one(self, source: BuildFiles, device: Device, state: State | None,
                  platform: str | None) -> tuple[DeviceView | None, list[Finding]]:

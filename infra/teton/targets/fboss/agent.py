@@ -3,7 +3,8 @@ spelled from the Fabric's device and its intents.
 
 - `platform`, `defaultCommandLineArgs`, `thriftApiToRateLimitInQps` and the hardware part of `sw.switchSettings`
   (switch type, ASIC type, port id range) are FBOSS's base config for the box (`data.base_config`), its deprecated
-  fields left out;
+  fields left out, and without the command-line flags of FBOSS's hardware tests (`HW_TEST_FLAGS`): the base config
+  is FBOSS's hw-test config of the box;
 - `sw.ports`: every port of the box as the catalogue names it, by the platform mapping's logical id, with the speed
   profile of the link's speed and medium (copper for DAC, else optical); cabled ports ENABLED and routed, the rest
   DISABLED at their native speed;
@@ -30,6 +31,19 @@ from teton.findings import Finding
 from teton.targets.fboss import enums as E
 from teton.targets.fboss.platform import PlatformMap
 from teton.targets.fboss.qos import qos_config
+
+HW_TEST_FLAGS: dict[str, str] = {
+    "skip_transceiver_programming": "the agent leaves the transceivers unprogrammed (a test box's optics are not "
+                                    "the test's): a production switch's optical uplinks would not come up",
+    "verify_fib_nexthop_id_consistency": "FBOSS sets it for agent-hw-tests only: a next-hop id inconsistency "
+                                         "aborts the agent (CHECK) instead of being a debug-build check",
+    "check_wb_handles": "fail if any warm-boot handle is left unclaimed: a test assertion that would stop the agent "
+                        "after a warm boot",
+    "counter_refresh_interval": "0 reads every counter from the ASIC (exact counts for tests) instead of the SAI "
+                                "counter cache's 1 s",
+}
+"""`defaultCommandLineArgs` of FBOSS's hw-test configs that a production switch must not run with, and why
+(docs/switch-configs.md lists them): the agent config leaves them out."""
 
 DEFAULT_VLAN = 4094
 LOOPBACK_VLAN = 10
@@ -193,7 +207,8 @@ def agent_config(fabric: Fabric, d: Device, pm: PlatformMap, base: dict[str, Any
         if d.qos.watchdog is not None and d.qos.watchdog.poll_ms in (1, 10, 100):
             settings["pfcWatchdogTimerGranularityMsec"] = d.qos.watchdog.poll_ms
         sw.update(qos)
-    cfg = {"defaultCommandLineArgs": dict(base.get("defaultCommandLineArgs", {})), "sw": sw,
+    args = {k: v for k, v in base.get("defaultCommandLineArgs", {}).items() if k not in HW_TEST_FLAGS}
+    cfg = {"defaultCommandLineArgs": args, "sw": sw,
            "platform": base.get("platform", {}),
            "thriftApiToRateLimitInQps": dict(base.get("thriftApiToRateLimitInQps", {}))}
     return cfg, problems

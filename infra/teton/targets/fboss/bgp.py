@@ -9,7 +9,9 @@
   and what it learns, never connected routes, so an aggregate is summary-only by construction;
 - policies equivalent to the other NOSes' export rules (`teton.frr.policy`): EXPORT, applied outbound to every peer,
   permits on a transit switch everything, on a rack switch only the prefix lists ORIGINATE_V4/ORIGINATE_V6, and on a
-  drained switch prepends its ASN; IMPORT accepts everything;
+  drained switch prepends its ASN; inbound, one statement per import policy of the intent (IMPORT_<x>, its prefix list
+  of the same name with `prefix_len_ranges` for ge/le), the peer group's `ingress_policy_name` where it applies to the
+  whole group, else each peer's (`teton.frr.policy.import_targets`);
 - `eor_time_s`: the startup hold (updates wait for the peers' End-of-RIB, at most this long);
 - GTSM (`ttl_security_hops` on every peer group) where the design asks: on a plane with FBOSS switches it replaces the
   session password (`teton.design.routing.session_protection`).
@@ -24,17 +26,27 @@ from __future__ import annotations
 from typing import Any
 
 from teton.fabric.intent import Routing
-from teton.frr.policy import route_policy
+from teton.frr.policy import Import, PrefixEntry, import_policy, route_policy
 from teton.targets.fboss import enums as E
 
-EXPORT, IMPORT = "EXPORT", "IMPORT"
+EXPORT = "EXPORT"
 SIDE = {"up": "uplinks", "down": "downlinks"}
 
 
-def _prefix_list(name: str, family: str, entries: list[tuple[int, str]]) -> dict[str, Any]:
+def _prefix_list(name: str, family: str, entries: tuple[PrefixEntry, ...]) -> dict[str, Any]:
     return {"name": name, "ip_version": E.IPV4 if family == "ipv4" else E.IPV6,
-            "prefixes": [{"base_prefix": prefix, "seq_num": seq, "prefix_len_ranges": [],
-                          "match_logic": E.MATCH_EQUAL} for seq, prefix in entries]}
+            "prefixes": [{"base_prefix": e.prefix, "seq_num": e.seq, "prefix_len_ranges": _lengths(e),
+                          "match_logic": E.MATCH_EQUAL} for e in entries]}
+
+
+def _lengths(e: PrefixEntry) -> list[dict[str, int]]:
+    """A prefix-list line's ge/le as BGP++'s length comparisons (none: the prefix's own length only)."""
+    out = []
+    if e.ge is not None:
+        out.append({"value": e.ge, "compare_operator": E.CMP_GE})
+    if e.le is not None:
+        out.append({"value": e.le, "compare_operator": E.CMP_LE})
+    return out
 
 
 def _accept(prepend: int, asn: int) -> list[dict[str, Any]]:
@@ -58,8 +70,7 @@ def policies(r: Routing) -> dict[str, Any]:
     terms: list[dict[str, Any]] = []
     for policy in route_policy(r):
         if policy.export.match is not None:
-            prefix_lists.append(_prefix_list(policy.originate.name, policy.family,
-                                              [(e.seq, e.prefix) for e in policy.originate.entries]))
+            prefix_lists.append(_prefix_list(policy.originate.name, policy.family, policy.originate.entries))
             terms.append({"name": policy.originate.name, "policy_matches": _match(E.MATCH_PREFIX_LIST,
                                                                                   policy.originate.name),
                           "policy_action_entries": _accept(r.drain_prepend, r.asn),
@@ -67,29 +78,45 @@ def policies(r: Routing) -> dict[str, Any]:
     if r.transit or not terms:
         terms = [{"name": "ALL", "policy_matches": _match(E.MATCH_ALWAYS),
                   "policy_action_entries": _accept(r.drain_prepend, r.asn), "sequence_number": 10}]
+    inbound = [i for p in route_policy(r) for i in import_policy(r, p.family)]
+    prefix_lists += [_prefix_list(i.prefix_list.name, i.family, i.prefix_list.entries) for i in inbound]
     return {"prefix_lists": prefix_lists, "bgp_policy_statements": [
         {"name": EXPORT, "description": "what this switch sends its peers (EXPORT_V4/EXPORT_V6 elsewhere)",
          "policy_version": "1", "policy_entries": terms, "result": E.DENY},
-        {"name": IMPORT, "description": "everything its peers send", "policy_version": "1",
-         "policy_entries": [{"name": "ALL", "policy_matches": _match(E.MATCH_ALWAYS),
-                             "policy_action_entries": _accept(0, r.asn), "sequence_number": 10}],
-         "result": E.DENY}]}
+        *(_import(i, r.asn) for i in inbound)]}
+
+
+def _import(i: Import, asn: int) -> dict[str, Any]:
+    """An import policy as a statement: what its prefix list matches is accepted, nothing else."""
+    rm = i.route_map
+    return {"name": rm.name, "description": f"what {', '.join(i.targets)} may send", "policy_version": "1",
+            "policy_entries": [{"name": rm.name, "policy_matches": _match(E.MATCH_PREFIX_LIST, rm.match),
+                                "policy_action_entries": _accept(0, asn), "sequence_number": rm.seq}],
+            "result": E.DENY}
+
+
+def _ingress(r: Routing) -> dict[str, str]:
+    """{peer group name or neighbour address: its import statement}."""
+    return {who: i.route_map.name for p in route_policy(r) for i in import_policy(r, p.family) for who in i.targets}
 
 
 def bgp_config(r: Routing, port_ids: dict[str, int]) -> dict[str, Any]:
     """The BgpConfig of a switch with routing `r`; `port_ids`: the agent's logical id of each port by name."""
     timers = {"hold_time_seconds": r.timers.hold, "keep_alive_seconds": r.timers.keepalive,
               "out_delay_seconds": 0, "withdraw_unprog_delay_seconds": 0}
+    ingress = _ingress(r)
     groups = []
     for g in r.groups:
         e: dict[str, Any] = {"name": g.name, "description": f"{g.name} ({SIDE[g.direction]}, {g.family})",
                              "peer_tag": SIDE[g.direction], "is_passive": g.passive,
                              "disable_ipv4_afi": g.family != "ipv4", "disable_ipv6_afi": g.family != "ipv6",
-                             "ingress_policy_name": IMPORT, "egress_policy_name": EXPORT,
+                             "egress_policy_name": EXPORT,
                              "bgp_peer_timers": dict(timers),
                              "pre_filter": {"max_routes": r.maximum_prefixes, "warning_only": False}}
         if r.ttl_security_hops:
             e["ttl_security_hops"] = r.ttl_security_hops      # GTSM (RFC 5082): BGP++'s PeerGroup field 38
+        if g.name in ingress:
+            e["ingress_policy_name"] = ingress[g.name]
         groups.append(e)
     peers = []
     for n in r.neighbors:
@@ -100,6 +127,8 @@ def bgp_config(r: Routing, port_ids: dict[str, int]) -> dict[str, Any]:
                              "description": n.peer, "peer_group_name": n.group}
         if n.interface in port_ids:
             p["router_port_id"] = port_ids[n.interface]
+        if n.address in ingress:
+            p["ingress_policy_name"] = ingress[n.address]
         peers.append(p)
     lo4 = [r.loopback4] if r.loopback4 else []
     lo6 = [r.loopback6] if r.loopback6 else []

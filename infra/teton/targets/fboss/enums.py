@@ -38,6 +38,7 @@ MATCH_PREFIX_LIST, MATCH_ALWAYS = 5, 20
 AS_PATH_PREPEND = 1
 BOOL_AND, BOOL_OR = 1, 2
 MATCH_EQUAL = 0
+CMP_EQ, CMP_GE, CMP_LE = 1, 2, 3
 IPV4, IPV6 = 1, 2
 DRAIN_UNDRAINED = 0
 
@@ -77,6 +78,8 @@ ENUMS: dict[str, tuple[str, str]] = {
     "AS_PATH_PREPEND": ("bgp_policy.BgpAttrChangeActionType", "AS_PATH_PREPEND"),
     "BOOL_AND": ("routing_policy.BooleanOperator", "AND"), "BOOL_OR": ("routing_policy.BooleanOperator", "OR"),
     "MATCH_EQUAL": ("routing_policy.MatchValueLogicOperator", "EQUAL"),
+    "CMP_EQ": ("routing_policy.ComparisonOperator", "EQ"), "CMP_GE": ("routing_policy.ComparisonOperator", "GE"),
+    "CMP_LE": ("routing_policy.ComparisonOperator", "LE"),
     "IPV4": ("routing_policy.IPVersion", "V4"), "IPV6": ("routing_policy.IPVersion", "V6"),
     "DRAIN_UNDRAINED": ("bgp_policy.DrainState", "UNDRAINED"),
 }
