@@ -16,8 +16,9 @@ from hypothesis import strategies as st
 from tests.helpers import LAB, REF24K, write_spec
 from teton.checks import check_spec
 from teton.design import design
+from teton.fabric.hostplan import GpuHostPlan, ServicePlan
 from teton.fabric.intent import Routing
-from teton.fabric.model import Fabric
+from teton.fabric.model import Device, Fabric
 from teton.spec.load import load_spec
 
 ROOM = {"zones": 4, "racks_per_zone": 4, "storage_racks": 3, "atsw": 3, "ssw_per_plane": 2}
@@ -53,9 +54,23 @@ def imports_kept(a: Routing, b: Routing, ports: set[str]) -> bool:
     return True
 
 
-def moved(old: Fabric, new: Fabric) -> dict[str, list[str]]:
+def _nfs_respread(a: Device, b: Device, old: Fabric, new: Fabric) -> bool:
+    """`a` and `b` differ in their hosts' NFS servers only, and each mount that changed moved to a server `new` added
+    or from one it removed: a server added to an NFS group takes its share of the group's clients, a server removed
+    gives them back (`teton.design.hostplan.assign_nfs`)."""
+    pa, pb = a.host, b.host
+    if not isinstance(pa, GpuHostPlan | ServicePlan) or not isinstance(pb, GpuHostPlan | ServicePlan):
+        return False
+    if replace(pa, nfs=()) != replace(pb, nfs=()):
+        return False
+    return all(x == y or y.server_name not in old.devices or x.server_name not in new.devices
+               for x, y in zip(pa.nfs, pb.nfs, strict=True))
+
+
+def moved(old: Fabric, new: Fabric, nfs_growth: bool = False) -> dict[str, list[str]]:
     """{existing device: what of its own changed}: gaining interfaces (and their sessions), or losing those to
-    devices that are gone, is not a change."""
+    devices that are gone, is not a change; with `nfs_growth`, nor a host's NFS mount moving to a server just added
+    (the only change growing an NFS group makes to a host)."""
     out: dict[str, list[str]] = {}
     for name, a in old.devices.items():
         b = new.devices.get(name)
@@ -63,7 +78,8 @@ def moved(old: Fabric, new: Fabric) -> dict[str, list[str]]:
             continue
         what = [f for f in ("asn", "loopback4", "loopback6", "router_id", "mgmt", "prefixes4", "prefixes6", "rack",
                             "ru", "zone", "host", "qos", "buffers", "policy", "management")
-                if getattr(a, f) != getattr(b, f)]
+                if getattr(a, f) != getattr(b, f)
+                and not (f == "host" and nfs_growth and _nfs_respread(a, b, old, new))]
         kept = {i.name: i for i in b.interfaces}
         # a port kept must be the same; a port may go only with the device at its far end (a decommission)
         what += [f"port {i.name}" for i in a.interfaces
@@ -174,10 +190,12 @@ def test_any_expansions_within_the_room_leave_every_existing_device_as_it_was(tm
         if not _grow(data, step):
             continue
         current = fabric_of(data, tmp_path, f"step{n}.yaml")
-        assert moved(previous, current) == {}, (steps[: n + 1], moved(previous, current))
+        nfs = step == "storage"                  # the NFS group grew: its new server takes some clients
+        assert moved(previous, current, nfs) == {}, (steps[: n + 1], moved(previous, current, nfs))
         previous = current
-    assert moved(first, previous) == {}          # and the whole sequence at once (shrinking back: the reverse)
-    assert moved(previous, first) == {}
+    grew_nfs = "storage" in steps
+    assert moved(first, previous, grew_nfs) == {}    # and the whole sequence at once (shrinking back: the reverse,
+    assert moved(previous, first, grew_nfs) == {}    # a removed server's clients back on the others)
 
 
 def test_a_room_below_the_spec_is_refused_with_its_path(tmp_path):
