@@ -30,6 +30,11 @@ def test_every_bundled_spec_signs_and_ttl_protects_every_plane():
         assert c.frontend.ttl_security_hops == 1, name
         bgp = getattr(c.backend, "bgp", None)
         assert bgp is None or (bgp.password_secret == "bgp_backend" and bgp.ttl_security_hops == 1), name
+    # the FBOSS lab: BGP++ signs no session, so its backend runs GTSM alone (the front end is signed as well)
+    c = load_spec(INVENTORY / "lab-fboss.yaml")
+    bgp = getattr(c.backend, "bgp", None)
+    assert bgp is not None and bgp.password_secret is None and bgp.ttl_security_hops == 1
+    assert c.frontend is not None and c.frontend.password_secret == "bgp_frontend" and c.frontend.ttl_security_hops == 1
 
 
 def test_every_frr_peer_group_of_the_lab_is_signed_and_ttl_protected(lab_build):
