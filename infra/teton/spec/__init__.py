@@ -2,6 +2,7 @@
 
 from teton.spec.floor import Floor  # noqa: F401
 from teton.spec.hosts import HostSetup, Scheduler, ServiceHost  # noqa: F401
+from teton.spec.management import Management  # noqa: F401
 from teton.spec.model import (  # noqa: F401
     Addressing,
     AddressPools,
@@ -15,14 +16,12 @@ from teton.spec.model import (  # noqa: F401
     Frontend,
     HostPlatform,
     InfinibandBackend,
-    Management,
     RoceBackend,
     RoceQos,
     Room,
     RtswTier,
-    Share,
     SswTier,
-    StorageRacks,
     SwitchModel,
     Tier,
 )
+from teton.spec.storage import DataVolume, Share, StorageRacks, TectonicClient  # noqa: F401

@@ -19,20 +19,15 @@ from teton.spec.grammar import (
     BREAKOUT_PATTERN,
     RELATIVE_PATH_PATTERN,
     TEXT_PATTERN,
-    USER_PATTERN,
-    VRF_PATTERN,
-    Address,
     Asn,
-    Endpoint,
-    HostPath,
-    MountOption,
     Name,
     Network,
-    Package,
     SecretName,
     Text,
 )
 from teton.spec.hosts import HostSetup, Scheduler, ServiceHost
+from teton.spec.management import Management
+from teton.spec.storage import StorageRacks
 
 # A network OS by name (sonic, eos, fboss ...).  Any name parses; the spec rule "nos-no-target" fails a NOS that no
 # registered target renders (teton.targets), so adding a target package is all a new NOS needs.
@@ -450,119 +445,6 @@ class Frontend(SpecModel):
         default=None, ge=1, le=254,
         description="GTSM (RFC 5082) on every front-end session, hops as the backend's `bgp.ttl_security_hops`")
     addressing: Addressing
-
-
-MountedBy = Literal["gpu", "service"]
-
-
-class Share(SpecModel):
-    """What a storage group serves and who mounts it: an NFS export (Hammerspace) or a Tectonic namespace (FUSE).
-    Servers export exactly the shares; clients mount exactly them."""
-
-    name: str = Field(pattern=r"^[a-z][a-z0-9_-]{0,31}$", description="share name (a Tectonic namespace)")
-    path: HostPath = Field(description="exported path on the servers (Hammerspace); the namespace root (Tectonic)")
-    mount_point: HostPath = Field(description="where the clients mount it")
-    mounted_by: list[MountedBy] = Field(default_factory=lambda: list[MountedBy](["gpu"]), max_length=2,
-                                        description="kinds of host that mount it: gpu, service")
-    options: list[MountOption] = Field(
-        default_factory=lambda: ["vers=4.2", "nconnect=16", "hard", "noatime"], max_length=32,
-        description="mount options as mount(8) takes them (NFS: vers=4.2, nconnect=N, hard ...)")
-    access: Literal["rw", "ro"] = Field(default="rw", description="NFS: what the servers let the clients do "
-                                                                 "(Ganesha's Access_Type)")
-    clients: list[Network] = Field(default_factory=list, max_length=32,
-                                   description="NFS: the networks the servers let mount it; default the front-end "
-                                               "host networks (the hosts that mount it are there)")
-    failover_address: Address | None = Field(
-        default=None, description="NFS: an address that follows a live server of the group (a site's VIP or "
-                                  "Hammerspace's metadata address): every client mounts it instead of its assigned "
-                                  "server")
-
-
-VolumeLayout = Literal["raid6", "raid10", "raid0", "single"]
-
-
-class DataVolume(SpecModel):
-    """The one data volume a storage server builds from its drives (md RAID, mdadm(8)), with one file system on it
-    mounted at <hosts.storage_server.mount_root>/<role>; every export lives on it."""
-
-    layout: VolumeLayout = Field(default="raid6", description="md RAID level over the server's drives: raid6 "
-                                                             "(two drives may fail; needs 4), raid10 (needs 2, an "
-                                                             "even count), raid0 (no redundancy), single (drive 0 "
-                                                             "alone, no md)")
-    chunk_kib: int = Field(default=512, ge=4, le=65536, description="md chunk size in KiB (mdadm --chunk)")
-
-
-class TectonicClient(SpecModel):
-    """Tectonic's FUSE client, which Meta has not published: a site that has one names its package and the
-    endpoints it connects to; without it teton renders no Tectonic mount (rule tectonic-client)."""
-
-    package: Package = Field(description="the client's package as the hosts' package manager installs it")
-    endpoints: list[Endpoint] = Field(min_length=1, max_length=16,
-                                      description="the metadata endpoints the client connects to, host:port each")
-
-
-class StorageRacks(SpecModel):
-    role: Literal["tectonic", "hammerspace"]
-    racks: int = Field(ge=1, le=limits.MAX_STORAGE_RACKS,
-                       description=f"storage racks, {limit_text('MAX_STORAGE_RACKS')}")
-    servers_per_rack: int = Field(ge=1, le=limits.MAX_SERVERS_PER_RACK,
-                                  description=f"storage servers per rack, {limit_text('MAX_SERVERS_PER_RACK')}")
-    drives_per_server: int = Field(default=16, ge=1, description="E1.S SSDs per Sierra Point server")
-    drive_tb: float = Field(default=15.36, gt=0)
-    nic_gbps: int = Field(default=200, ge=1, description="front-end NIC speed per server (not published)")
-    nics_per_server: int = Field(default=1, ge=1, le=limits.MAX_NICS_PER_SERVER,
-                                 description=f"front-end NICs per server, {limit_text('MAX_NICS_PER_SERVER')}")
-    power_w: int = Field(default=600, ge=1, description="power per server (not published)")
-    platform: Literal["sierra-point"] = "sierra-point"
-    shares: list[Share] = Field(default_factory=list, max_length=limits.MAX_SHARES,
-                                description=f"what these servers serve and who mounts it, {limit_text('MAX_SHARES')}")
-    client_gbps: float | None = Field(default=None, gt=0, le=100_000,
-                                      description="front-end bandwidth one client host draws from this group at its "
-                                                  "peak (a checkpoint save, Gb/s): the group's servers must hold "
-                                                  "their clients' share of it (rule storage-load)")
-    client: TectonicClient | None = Field(default=None, description="Tectonic's FUSE client (tectonic groups only): "
-                                                                     "no mount is rendered without it")
-    volume: DataVolume = Field(default_factory=DataVolume, description="how each server joins its drives into "
-                                                                         "the one volume its exports live on")
-
-
-# --------------------------------------------------------------------------------------------------- management
-
-
-_ENTRIES = limit_text("MAX_MANAGEMENT_ENTRIES")
-
-
-class Management(SpecModel):
-    prefixes: list[Network] = Field(default_factory=list, max_length=limits.MAX_MANAGEMENT_ENTRIES,
-                                    description=f"prefixes admitted to the management plane, {_ENTRIES}")
-    network: Network | None = Field(default=None, description="out-of-band network the switches' mgmt ports are in")
-    gateway: Address | None = None
-    vrf: str = Field(default="mgmt", pattern=VRF_PATTERN, description="management VRF (EOS vrf instance)")
-    ntp_servers: list[Address] = Field(default_factory=list, max_length=limits.MAX_MANAGEMENT_ENTRIES,
-                                       description=f"NTP servers, {_ENTRIES}")
-    syslog_servers: list[Address] = Field(default_factory=list, max_length=limits.MAX_MANAGEMENT_ENTRIES,
-                                          description=f"syslog servers, {_ENTRIES}")
-    aaa_protocol: Literal["tacacs+", "radius"] = "tacacs+"
-    aaa_servers: list[Address] = Field(default_factory=list, max_length=limits.MAX_MANAGEMENT_ENTRIES,
-                                       description=f"TACACS+/RADIUS servers, {_ENTRIES}")
-    reserved: list[Address] = Field(default_factory=list, max_length=limits.MAX_MANAGEMENT_ENTRIES,
-                                    description="more addresses of the network that no switch may take (DNS, "
-                                                "jump hosts ...); the gateway and the servers above are reserved "
-                                                f"anyway; {_ENTRIES}")
-    aaa_key_secret: SecretName = Field(default="aaa_key", description="name of the secret holding the AAA key")
-    telemetry: Literal["gnmi", "snmpv3"] = "gnmi"
-    snmpv3_user: str = Field(default="teton", pattern=USER_PATTERN, description="SNMPv3 user (one token)")
-    snmpv3_auth_secret: SecretName = Field(default="snmpv3_auth", description="name of the SNMPv3 auth key's secret")
-    snmpv3_priv_secret: SecretName = Field(default="snmpv3_priv", description="name of the SNMPv3 priv key's secret")
-    breakglass_user: str = Field(default="breakglass", pattern=r"^[a-z_][a-z0-9_-]{0,31}$",
-                                 description="local administrator that works when every AAA server is down")
-    breakglass_secret: SecretName = Field(default="breakglass_sha512",
-                                          description="name of the secret holding its password's SHA-512 crypt hash")
-    ntp_key_secret: SecretName | None = Field(
-        default=None, description="name of the secret holding the NTP servers' symmetric key (key 1, SHA-1): the "
-                                  "switches then take time only from servers that sign with it; none: unauthenticated")
-    syslog_tls: bool = Field(default=False, description="send syslog over TLS (RFC 5425, port 6514) where the NOS can "
-                                                        "(EOS; SONiC's syslog has UDP and TCP only)")
 
 
 # --------------------------------------------------------------------------------------------------- the cluster
