@@ -11,6 +11,7 @@ from teton.cli.cabling import sheets
 from teton.cli.review import diff, docs, drift
 from teton.cli.twin import twin
 from teton.cli.verify import ib, verify
+from teton.cli.ztp import ztp
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -28,5 +29,6 @@ for command in (validate, plan, render, list_targets, list_rules, schema,   # sp
                 diff, docs, drift,                              # a change, a build's report, a twin's drift
                 verify, ib,                                     # a build against the running fabric
                 twin,                                           # the digital twin
+                ztp,                                            # day 0: DHCP and zero-touch provisioning
                 sheets):                                        # the cabling's workbooks
     main.add_command(command)
