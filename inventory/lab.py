@@ -25,6 +25,7 @@ from teton.spec import (
     SswTier,
     StorageRacks,
     Tier,
+    Ztp,
 )
 
 cluster = Cluster(
@@ -87,5 +88,8 @@ cluster = Cluster(
         telemetry="gnmi",
         ntp_key_secret="ntp_key",
         syslog_tls=True,
+        dns_servers=["192.0.2.2", "198.51.100.53"],
+        domain="lab.example.net",
     ),
+    ztp=Ztp(server="http://192.0.2.5:8080"),
 )

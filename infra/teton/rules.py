@@ -45,6 +45,8 @@ AREAS: dict[str, tuple[str, str, str]] = {
              "Building the digital twin's plan from a build folder; see [Digital twin](twin.md)."),
     "ib-verify": ("InfiniBand verify", "ib verify",
                   "`teton ib verify`: an `ibnetdiscover` dump compared with the design."),
+    "ztp": ("Zero-touch provisioning", "ztp",
+            "`teton ztp`: the inventory of MAC addresses read against a build; see [Day 0](day0.md)."),
 }
 
 
@@ -128,6 +130,12 @@ RULES: tuple[Rule, ...] = (
        "Several zones and no aggregation switches: GPUs in different zones could not reach each other."),
     _r("management-redundancy", "warning", "spec",
        "A management service (NTP, syslog, AAA) has a single server, so one server down loses it."),
+    _r("ztp-inventory", "error", "ztp",
+       "A line of `teton ztp`'s inventory is not a switch of the build with a unicast MAC address, or repeats a "
+       "device or a MAC address."),
+    _r("ztp", "error", "spec",
+       "Day 0's settings cannot work: provisioning without a management network, a quarantine pool outside it, "
+       "upside down or over 4,096 addresses (an image for a NOS no tier runs is a warning)."),
     _r("racks", "error", "spec",
        "A per-rack host count is wrong: on a non-RoCE backend, for a rack the cluster does not have, or above "
        "hosts_per_rack."),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import Callable, Iterator
 
 from teton.catalogue import catalogue_for
@@ -12,7 +13,7 @@ from teton.checks.intent_rules import INTENT_RULES
 from teton.checks.rack_rules import RACK_RULES
 from teton.design.capacity import pool_uses
 from teton.design.frontend import fe_counts, fe_rack_ports, has_zone0
-from teton.design.management import FIRST_HOST, reserved_addresses
+from teton.design.management import FIRST_HOST, MAX_QUARANTINE, reserved_addresses
 from teton.design.roce import RoceShape, roce_room
 from teton.design.room import Room, room_of
 from teton.fabric.roles import tier_roles
@@ -212,9 +213,11 @@ def pool_exhausted(c: Cluster, file: str) -> Iterator[Finding]:
         if u.capacity >= u.room:
             continue
         if u.which == "switches":
+            reserved = len(reserved_addresses(c.management, c.ztp))
             yield Finding(file, u.path, f"{u.network} has room for {u.capacity} switch addresses (from "
-                          f".{FIRST_HOST}, less {len(reserved_addresses(c.management))} reserved for the gateway "
-                          f"and the servers) but the cluster's room has {u.room} switch places ({_room_text(room)})",
+                          f".{FIRST_HOST}, less {reserved} reserved for the gateway, "
+                          f"the servers, the provisioning server and the quarantine pool) but the cluster's room has "
+                          f"{u.room} switch places ({_room_text(room)})",
                           rule="pool-exhausted")
         else:
             yield Finding(file, u.path, f"{u.network} holds {u.capacity} /{u.plen} blocks but the fabric needs "
@@ -270,6 +273,32 @@ def asn_plan_clash(c: Cluster, file: str) -> Iterator[Finding]:
                 yield Finding(file, p2, f"ASNs {lo2}-{hi2} overlap {p1} ({lo1}-{hi1})", rule="asn-clash")
 
 
+def ztp_settings(c: Cluster, file: str) -> Iterator[Finding]:
+    """Day 0's settings that cannot work: provisioning without a management network, a quarantine pool outside it,
+    upside down or too large, an image for a NOS no tier runs."""
+    z = c.ztp
+    if z is None:
+        return
+    net = None if c.management.network is None else ipaddress.ip_network(c.management.network)
+    if net is None:
+        yield Finding(file, "ztp", "zero-touch provisioning hands out management addresses, and the spec has no "
+                      "management.network", rule="ztp")
+    if z.quarantine is not None and net is not None:
+        first, last = (ipaddress.ip_address(x) for x in (z.quarantine.first, z.quarantine.last))
+        if not (first.version == last.version == net.version and first in net and last in net):
+            yield Finding(file, "ztp.quarantine", f"{first}-{last} is not inside the management network {net}",
+                          rule="ztp")
+        elif int(first) > int(last):
+            yield Finding(file, "ztp.quarantine", f"first {first} is after last {last}", rule="ztp")
+        elif int(last) - int(first) >= MAX_QUARANTINE:
+            yield Finding(file, "ztp.quarantine", f"{int(last) - int(first) + 1} addresses; a quarantine pool holds "
+                          f"at most {MAX_QUARANTINE}", rule="ztp")
+    used = {nos for _, _, nos in _tiers(c)}
+    for nos in sorted(set(z.images) - used):
+        yield Finding(file, f"ztp.images.{nos}", f"no switch tier runs {nos!r} (tiers run {', '.join(sorted(used))})",
+                      rule="ztp", severity="warning")
+
+
 def mtu_out_of_range(c: Cluster, file: str) -> Iterator[Finding]:
     """The spec's MTU is more than a tier's model (and so its NOS) accepts."""
     models = catalogue_for(c)
@@ -290,5 +319,5 @@ def mtu_out_of_range(c: Cluster, file: str) -> Iterator[Finding]:
 SPEC_RULES: tuple[SpecRule, ...] = (cluster_too_large, unknown_model, nos_unsupported, *IB_RULES,
                                     *CATALOGUE_RULES, room_too_small, ports_overcommitted, pool_exhausted,
                                     asn_plan_clash,
-                                    mtu_out_of_range, *INTENT_RULES, *RACK_RULES, *FRONTEND_RULES)
+                                    mtu_out_of_range, ztp_settings, *INTENT_RULES, *RACK_RULES, *FRONTEND_RULES)
 GUARD_RULES: tuple[SpecRule, ...] = (cluster_too_large, box_known)   # an unknown box has no port map

@@ -76,9 +76,9 @@ def pool_uses(cluster: Cluster, room: Room, ib_switches: int = 0) -> tuple[list[
     m = cluster.management
     if m.network is not None:
         places = sum(demand["loopbacks"] for _, _, demand, _ in plans) + ib_switches
+        capacity = mgmt_capacity(m.network, reserved_addresses(m, cluster.ztp))
         uses.append(PoolUse("management.network", "management", "switches", m.network,
-                            int(m.network.rsplit("/", 1)[1]), mgmt_capacity(m.network, reserved_addresses(m)),
-                            places))
+                            int(m.network.rsplit("/", 1)[1]), capacity, places))
     return uses, problems
 
 

@@ -13,23 +13,43 @@ from __future__ import annotations
 import ipaddress
 
 from teton.design.draft import DraftFabric
-from teton.fabric.intent import ManagementIntent
+from teton.fabric.intent import ManagementIntent, ZtpIntent
 from teton.fabric.roles import switch_roles
+from teton.spec.management import Management as MgmtSpec
+from teton.spec.management import Ztp as ZtpSpec
 from teton.spec.model import Cluster
-from teton.spec.model import Management as MgmtSpec
 
 FIRST_HOST = 10  # .1-.9 left for gateways and servers of the management network
 GNMI_PORT = 50051
+MAX_QUARANTINE = 4096   # addresses a quarantine pool may hold (rule ztp)
 
 
-def reserved_addresses(m: MgmtSpec) -> frozenset[int]:
-    """Addresses of the management network no switch may take: the gateway and every server the spec names."""
+def reserved_addresses(m: MgmtSpec, ztp: ZtpSpec | None = None) -> frozenset[int]:
+    """Addresses of the management network no switch may take: the gateway, every server the spec names (also the
+    provisioning and image servers) and the quarantine pool (rule ztp refuses one outside the network or too large)."""
     if m.network is None:
         return frozenset()
     net = ipaddress.ip_network(m.network)
-    named = [m.gateway, *m.ntp_servers, *m.syslog_servers, *m.aaa_servers, *m.reserved]
-    return frozenset(int(a) for a in (ipaddress.ip_address(x) for x in named if x is not None)
-                     if a.version == net.version and a in net)
+    named = [m.gateway, *m.ntp_servers, *m.syslog_servers, *m.aaa_servers, *m.dns_servers, *m.reserved,
+             *(url_address(url) for url in ([ztp.server, *ztp.images.values()] if ztp is not None else []))]
+    out = {int(a) for a in (ipaddress.ip_address(x) for x in named if x is not None)
+           if a.version == net.version and a in net}
+    if ztp is not None and ztp.quarantine is not None:
+        first, last = (ipaddress.ip_address(x) for x in (ztp.quarantine.first, ztp.quarantine.last))
+        if first.version == last.version == net.version and first in net and last in net \
+                and 0 <= int(last) - int(first) < MAX_QUARANTINE:
+            out.update(range(int(first), int(last) + 1))
+    return frozenset(out)
+
+
+def url_address(url: str) -> str | None:
+    """The IP address a URL names (the provisioning server's, an image server's), or None (a DNS name)."""
+    host = url.split("://", 1)[1].split("/", 1)[0]
+    host = host[1:].split("]", 1)[0] if host.startswith("[") else host.rsplit(":", 1)[0] if ":" in host else host
+    try:
+        return str(ipaddress.ip_address(host))
+    except ValueError:
+        return None
 
 
 def mgmt_capacity(network: str, reserved: frozenset[int] = frozenset()) -> int:
@@ -44,7 +64,7 @@ def assign_management(cluster: Cluster, fabric: DraftFabric) -> None:
     if m.network is None:
         return
     net = ipaddress.ip_network(m.network)
-    skip = reserved_addresses(m)
+    skip = reserved_addresses(m, cluster.ztp)
     cls = type(net.network_address)
     switches = [d for d in fabric.devices.values() if d.role in switch_roles()]
     if "backend" not in fabric.slot_room:        # an InfiniBand fabric: its switches in design order
@@ -78,4 +98,8 @@ def management(cluster: Cluster) -> ManagementIntent:
         aaa_key_secret=m.aaa_key_secret, telemetry=m.telemetry, snmpv3_user=m.snmpv3_user,
         snmpv3_auth_secret=m.snmpv3_auth_secret, snmpv3_priv_secret=m.snmpv3_priv_secret, gnmi_port=GNMI_PORT,
         breakglass_user=m.breakglass_user, breakglass_secret=m.breakglass_secret, ntp_key_secret=m.ntp_key_secret,
-        syslog_tls=m.syslog_tls)
+        syslog_tls=m.syslog_tls, network=m.network, dns_servers=tuple(m.dns_servers), domain=m.domain,
+        ztp=None if cluster.ztp is None else ZtpIntent(
+            cluster.ztp.server, tuple(sorted(cluster.ztp.images.items())),
+            None if cluster.ztp.quarantine is None else (cluster.ztp.quarantine.first, cluster.ztp.quarantine.last),
+            cluster.ztp.interface))

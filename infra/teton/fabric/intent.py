@@ -154,6 +154,17 @@ class Qos:
 
 
 @dataclass(frozen=True, slots=True)
+class ZtpIntent:
+    """Day 0 (`teton ztp`): the provisioning server's base URL as switches reach it, the NOS images by NOS, and the
+    quarantine pool for unknown MACs (first, last), if any."""
+
+    server: str
+    images: tuple[tuple[str, str], ...] = ()     # (nos, url), sorted by NOS
+    quarantine: tuple[str, str] | None = None
+    interface: str = "*"                         # Kea's interface on the management network
+
+
+@dataclass(frozen=True, slots=True)
 class ManagementIntent:
     """The management plane every switch gets (its own address is `Device.mgmt`)."""
 
@@ -174,6 +185,10 @@ class ManagementIntent:
     breakglass_secret: str             # name of the secret holding its password's SHA-512 crypt hash
     ntp_key_secret: str | None = None  # the NTP servers' symmetric key (key 1, SHA-1); None: no NTP auth
     syslog_tls: bool = False           # syslog over TLS (RFC 5425) where the NOS has it
+    network: str | None = None         # the out-of-band network the management ports are in
+    dns_servers: tuple[str, ...] = ()  # what DHCP hands out at day 0
+    domain: str | None = None
+    ztp: ZtpIntent | None = None       # day 0's provisioning server, images and quarantine pool
 
 
 class PgProfile(NamedTuple):

@@ -2,7 +2,7 @@
 
 from teton.spec.floor import Floor  # noqa: F401
 from teton.spec.hosts import HostSetup, Scheduler, ServiceHost  # noqa: F401
-from teton.spec.management import Management  # noqa: F401
+from teton.spec.management import AddressRange, Management, Ztp  # noqa: F401
 from teton.spec.model import (  # noqa: F401
     Addressing,
     AddressPools,

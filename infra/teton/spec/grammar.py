@@ -48,6 +48,10 @@ USER_PATTERN = r"^[A-Za-z_][A-Za-z0-9_.-]{0,31}$"
 PACKAGE_PATTERN = r"^[a-z0-9][a-z0-9+.-]{1,62}$"
 ENDPOINT_PATTERN = (r"^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,62})(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}))*"
                     r"|\[[0-9A-Fa-f:.]{2,45}\]):[0-9]{1,5}$")
+_HOST = (r"(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,62})(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}))*"
+         r"|\[[0-9A-Fa-f:.]{2,45}\])")
+URL_PATTERN = rf"^https?://{_HOST}(?::[0-9]{{1,5}})?(?:/[A-Za-z0-9_][A-Za-z0-9_.~+-]{{0,127}}){{0,16}}/?$"
+DOMAIN_PATTERN = r"^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$"
 GRAMMARS = {
     NAME_PATTERN: "a name: letters, digits, '_', '-' and single '.' between them (no '..', no '/', no space), "
                   "starting with a letter, digit or '_', at most 64",
@@ -62,6 +66,9 @@ GRAMMARS = {
     USER_PATTERN: "a user name: a letter or '_', then letters, digits, '_', '.', '-', at most 32",
     PACKAGE_PATTERN: "a package name (Debian's grammar): lower-case letters, digits, '+', '.', '-', 2 to 63",
     ENDPOINT_PATTERN: "host:port: a DNS name, an IPv4 address or [an IPv6 address], then a port",
+    URL_PATTERN: "an http(s) URL: a DNS name, an IPv4 address or [an IPv6 address], an optional port, then a path of "
+                 "names (letters, digits, '_', '.', '~', '+', '-'; no segment starting with '.'), no query",
+    DOMAIN_PATTERN: "a DNS domain name in lower case (labels of letters, digits and '-', dots between them)",
 }
 
 
@@ -72,6 +79,15 @@ def _endpoint(value: str) -> str:
     return value
 
 
+def _url(value: str) -> str:
+    port = re.match(r"^https?://(?:\[[^]]*\]|[^/:]*)(?::([0-9]+))?", value)
+    if port and port.group(1) and not 0 < int(port.group(1)) < 65536:
+        raise ValueError(f"port {port.group(1)} is not 1-65535")
+    return value
+
+
+Url = Annotated[str, Field(pattern=URL_PATTERN, max_length=512), AfterValidator(_url)]
+Domain = Annotated[str, Field(pattern=DOMAIN_PATTERN, max_length=253)]
 Package = Annotated[str, Field(pattern=PACKAGE_PATTERN, max_length=63)]
 Endpoint = Annotated[str, Field(pattern=ENDPOINT_PATTERN, max_length=260), AfterValidator(_endpoint)]
 Name = Annotated[str, Field(pattern=NAME_PATTERN, max_length=64)]

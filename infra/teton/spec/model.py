@@ -26,7 +26,7 @@ from teton.spec.grammar import (
     Text,
 )
 from teton.spec.hosts import HostSetup, Scheduler, ServiceHost
-from teton.spec.management import Management
+from teton.spec.management import Management, Ztp
 from teton.spec.storage import StorageRacks
 
 # A network OS by name (sonic, eos, fboss ...).  Any name parses; the spec rule "nos-no-target" fails a NOS that no
@@ -497,6 +497,7 @@ class Cluster(SpecModel):
                                         description="service hosts, all in one service rack of the front end's zone 0 "
                                                     f"(with the storage racks), {limit_text('MAX_SERVICE_HOSTS')}")
     management: Management = Management()
+    ztp: Ztp | None = Field(default=None, description="day 0: the provisioning server and images (`teton ztp`)")
     room: Room | None = Field(default=None, description="room to grow in place (zones, racks, aggregators ...); "
                               "none: laid out for what the spec has now (growing renumbers); `room: {}`: for what "
                               "the models' ports allow")

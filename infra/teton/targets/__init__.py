@@ -42,10 +42,11 @@ from teton.targets.base import (
     QueueView,
     RenderContext,
     Target,
+    ZeroTouch,
 )
 
 __all__ = ["BuildFileError", "BuildFiles", "DeviceTarget", "DeviceView", "Files", "LldpView", "PortView", "QosView",
-           "QueueView", "RenderContext", "Target", "check_fabric", "check_nos", "check_port_naming", "get",
+           "QueueView", "RenderContext", "Target", "ZeroTouch", "check_fabric", "check_nos", "check_port_naming", "get",
            "names", "nos_target", "reference_folders", "register", "targets", "unregister"]
 
 _EXTRA: dict[str, Target] = {}

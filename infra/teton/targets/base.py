@@ -135,6 +135,17 @@ def frr_bgp(view: DeviceView) -> BgpView | None:
     return read_frr_bgp(view.name, view.file, view.frr_conf, ports, view.loopbacks)
 
 
+@dataclass(frozen=True)
+class ZeroTouch:
+    """Day 0 of one switch as its NOS spells it (`DeviceTarget.zero_touch`, `teton ztp`): the file DHCP points the
+    switch at (option 67), the provisioning files beside its build files, and the installer ONIE is pointed at
+    (option 114), if its NOS is one ONIE installs and the spec names an image."""
+
+    entry: str                      # a name among `files`
+    files: Mapping[str, str]        # {file name: text}, served from the device's folder beside its build files
+    onie_installer: str | None = None
+
+
 class Target:
     """A target: one package of infra/teton/targets/, registered by the `TARGET` it defines."""
 
@@ -184,6 +195,12 @@ class DeviceTarget(Target):
 
     def devices(self, fabric: Fabric) -> list[Device]:
         return fabric.switches(self.nos)
+
+    def zero_touch(self, device: Device, url: str, image: str | None) -> ZeroTouch | None:
+        """Day 0: what this NOS's zero-touch provisioning fetches to come up with `device`'s files, which are served
+        at `url` (the device's folder, ending in "/") beside what this returns; `image` the NOS image the spec names
+        (`ztp.images`), if any.  None: teton spells no zero-touch provisioning for this NOS."""
+        return None
 
     def render(self, fabric: Fabric, ctx: RenderContext) -> Files:
         only = ctx.devices

@@ -83,7 +83,7 @@ def load_index(folder: Path) -> ZtpIndex:
                 raise ValueError(f"device name {d.name[:80]!r} is not a name")
             bad = [f for f in d.files if not isinstance(f, str) or not FILE_NAME.fullmatch(f)]
             if bad or (d.entry is not None and d.entry not in d.files):
-                raise ValueError(f"device {d.name}: file {(bad or [d.entry])[0]!r} is not one of its files' names")
+                raise ValueError(f"device {d.name}: file {(bad or [str(d.entry)])[0]!r} is not one of its files' names")
         return ZtpIndex(str(doc["cluster"]), str(doc["server"]), devices, waiting)
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise TetonError(f"{path}: not a ZTP index written by this teton ({exc})") from None

@@ -17,12 +17,13 @@ from teton.catalogue.naming import PortPlace
 from teton.fabric.bgpview import BgpView
 from teton.fabric.model import Device, Fabric
 from teton.findings import Finding
-from teton.targets.base import BuildFileError, BuildFiles, DeviceTarget, DeviceView, Files, RenderContext
+from teton.targets.base import BuildFileError, BuildFiles, DeviceTarget, DeviceView, Files, RenderContext, ZeroTouch
 from teton.targets.eos.avd import AvdValidationError, render_eos_config, validate_and_render
 from teton.targets.eos.bgp import read_eos_bgp
 from teton.targets.eos.readback import read_eos
 from teton.targets.eos.secrets import resolve_structured_config
 from teton.targets.eos.structured import structured_config
+from teton.targets.eos.ztp import eos_zero_touch
 from teton.targets.transports import register_transport
 
 STRUCTURED = "structured-config.json"
@@ -53,6 +54,9 @@ class EosTarget(DeviceTarget):
 
     def chunk_state(self, ctx: RenderContext) -> Any:
         return True if ctx.validate else None
+
+    def zero_touch(self, device: Device, url: str, image: str | None) -> ZeroTouch:
+        return eos_zero_touch(device, url, image, (STRUCTURED, STARTUP))
 
     def render_device(self, fabric: Fabric, device: Device, ctx: RenderContext,
                       state: Any) -> tuple[Files, list[Finding]]:

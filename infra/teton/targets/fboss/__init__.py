@@ -23,7 +23,7 @@ from typing import Any
 from teton.catalogue import builtin_models
 from teton.fabric.model import Device, Fabric
 from teton.findings import Finding
-from teton.targets.base import BuildFileError, BuildFiles, DeviceTarget, DeviceView, Files, RenderContext
+from teton.targets.base import BuildFileError, BuildFiles, DeviceTarget, DeviceView, Files, RenderContext, ZeroTouch
 from teton.targets.fboss.agent import agent_config, dump_json
 from teton.targets.fboss.bgp import bgp_config
 from teton.targets.fboss.catalogue import check_ports, tier_path
@@ -31,6 +31,7 @@ from teton.targets.fboss.data import FBOSS_FILES
 from teton.targets.fboss.platform import NAMINGS
 from teton.targets.fboss.readback import AGENT, BGP, read_fboss
 from teton.targets.fboss.strict import State, check_files, load_state
+from teton.targets.fboss.ztp import fboss_zero_touch
 from teton.targets.parallel import map_chunks
 from teton.targets.transports import register_transport
 
@@ -44,6 +45,9 @@ class FbossTarget(DeviceTarget):
     port_namings = NAMINGS
     files = (AGENT, BGP)
     reference = (FBOSS_FILES,)
+
+    def zero_touch(self, device: Device, url: str, image: str | None) -> ZeroTouch:
+        return fboss_zero_touch(device, url, image, (AGENT, BGP))
 
     def check(self, fabric: Fabric, file: str) -> Iterator[Finding]:
         devices = self.devices(fabric)

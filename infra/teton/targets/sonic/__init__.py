@@ -21,7 +21,7 @@ from teton.fabric.model import Device, Fabric
 from teton.fabric.neighbours import expected
 from teton.findings import Finding
 from teton.secrets import NTP_KEY, referenced_secrets, secret_value
-from teton.targets.base import BuildFileError, BuildFiles, DeviceTarget, DeviceView, Files, RenderContext
+from teton.targets.base import BuildFileError, BuildFiles, DeviceTarget, DeviceView, Files, RenderContext, ZeroTouch
 from teton.targets.frr import render_frr
 from teton.targets.sonic.config_db import config_db, dump_config_db, lldp_port_id, neighbour_tables
 from teton.targets.sonic.management import MGMT_VRF
@@ -29,6 +29,7 @@ from teton.targets.sonic.readback import read_sonic, read_sonic_bgp
 from teton.targets.sonic.sku import buffers_template, pg_profile_lookup, qos_template
 from teton.targets.sonic.validate import SplitValidator, yang_findings
 from teton.targets.sonic.yang import YANG_MODELS
+from teton.targets.sonic.ztp import sonic_zero_touch
 from teton.targets.transports import register_transport
 
 
@@ -59,6 +60,9 @@ class SonicTarget(DeviceTarget):
         # management.syslog_tls is TLS where the NOS can (its spec description and docs/switch-configs.md): SONiC's
         # SYSLOG_SERVER has UDP and TCP only, so SONiC switches keep UDP; said there, not warned of per spec
         yield from self._hash_entropy(fabric, file)
+
+    def zero_touch(self, device: Device, url: str, image: str | None) -> ZeroTouch:
+        return sonic_zero_touch(device, url, image)
 
     def resolve_secrets(self, files: Files, secrets: Mapping[str, str]) -> Files:
         """Cleartext in the pushed files, except the NTP key, which Config DB holds base64-encoded (NTP_KEY)."""
