@@ -94,6 +94,11 @@ def _switch(view: DeviceView, fabric: Fabric) -> tuple[TwinNode, SwitchOrigin]:
     if routing.timers.connect_retry is None and designed is not None:
         # the NOS keeps its own connect-retry timer; FRR gets the design's, so that sessions come back as fast
         routing = replace(routing, timers=replace(routing.timers, connect_retry=designed.timers.connect_retry))
+    if routing.password_secret is None and designed is not None and designed.password_secret is not None \
+            and any(p.password for p in view.bgp.peers):
+        # files as pushed (EOS's type-7 ciphertext, what a switch fetched at day 0) name no secret, and the view never
+        # holds a value: FRR gets the secret the design names, resolved with the twin's secrets
+        routing = replace(routing, password_secret=designed.password_secret)
     return (TwinNode(name=view.name, kind="switch", interfaces=tuple(interfaces),
                      frr_conf=render_frr(view.name, routing), **lldp),
             SwitchOrigin(as_frr=True))

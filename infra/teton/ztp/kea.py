@@ -5,7 +5,8 @@ address: its designed management address, its hostname, and the options its NOS'
 installs, where the spec names an image).  Router (option 3), DNS (6, 15) and NTP (42) come from the design.
 
 No dynamic pool unless the spec asks for a quarantine pool (`ztp.quarantine`): a MAC outside the inventory gets no
-address, so a switch nobody expected cannot join the management network.
+address, so a switch nobody expected cannot join the management network.  The provisioning options are sent whether
+or not the client asks for them (`always-send`): a NOS's DHCP client does not always list them.
 
 DHCPv6 (a management network of IPv6): reservations by hardware address (Kea learns it from the client's DUID or
 the relay), option 59 (`bootfile-url`) in place of 67, DNS (23, 24) and SNTP (31); the default route comes from the
@@ -50,8 +51,8 @@ def kea_dhcp4(m: ManagementIntent, z: ZtpIntent, interface: str, reservations: l
     assert m.network is not None
     subnet: dict[str, Any] = {"id": 1, "subnet": m.network, "pools": [], "reservations": [
         {"hw-address": r.mac, "ip-address": r.address, "hostname": r.hostname,
-         "option-data": [{"name": "boot-file-name", "data": r.boot_url}]
-         + ([{"code": ONIE_DEFAULT_URL, "data": r.onie_installer}] if r.onie_installer else [])}
+         "option-data": [{"name": "boot-file-name", "data": r.boot_url, "always-send": True}]
+         + ([{"code": ONIE_DEFAULT_URL, "data": r.onie_installer, "always-send": True}] if r.onie_installer else [])}
         for r in reservations]}
     if m.gateway is not None:
         subnet["option-data"] = [{"name": "routers", "data": m.gateway}]
@@ -74,7 +75,8 @@ def kea_dhcp6(m: ManagementIntent, z: ZtpIntent, interface: str, reservations: l
     assert m.network is not None
     subnet: dict[str, Any] = {"id": 1, "subnet": m.network, "pools": [], "reservations": [
         {"hw-address": r.mac, "ip-addresses": [r.address], "hostname": r.hostname,
-         "option-data": [{"name": "bootfile-url", "data": r.boot_url}]} for r in reservations]}
+         "option-data": [{"name": "bootfile-url", "data": r.boot_url, "always-send": True}]}
+        for r in reservations]}
     if z.quarantine is not None:
         subnet["pools"] = [{"pool": f"{z.quarantine[0]} - {z.quarantine[1]}"}]
     if interface != "*":
