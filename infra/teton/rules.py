@@ -133,7 +133,7 @@ RULES: tuple[Rule, ...] = (
     _r("ztp-inventory", "error", "ztp",
        "A line of `teton ztp`'s inventory is not a switch of the build with a unicast MAC address, or repeats a "
        "device or a MAC address."),
-    _r("ztp", "error", "spec",
+    _r("ztp", "both", "spec",
        "Day 0's settings cannot work: provisioning without a management network, a quarantine pool outside it, "
        "upside down or over 4,096 addresses (an image for a NOS no tier runs is a warning)."),
     _r("racks", "error", "spec",
