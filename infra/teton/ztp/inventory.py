@@ -74,13 +74,19 @@ def read_inventory(path: Path, fabric: Fabric) -> list[InventoryRow]:
     def bad(line: int, message: str) -> None:
         problems.append(Finding(shown, "", message, rule="ztp-inventory", line=line))
 
-    for n, raw in enumerate(text.splitlines(), start=1):
+    # lines end at "\n" only (and a "\r" before it): str.splitlines would also break at \v, \f, \x1c-\x1e, \x85
+    # and \u2028, which an editor does not, and every later line number would be off
+    for n, raw in enumerate((x.removesuffix("\r") for x in text.split("\n")), start=1):
         if len(raw) > MAX_LINE:
             bad(n, f"longer than {MAX_LINE} characters")
             continue
         if not raw.strip() or raw.lstrip().startswith("#"):
             continue
-        fields = [x.strip() for x in next(csv.reader(io.StringIO(raw)), [])]
+        try:
+            fields = [x.strip() for x in next(csv.reader(io.StringIO(raw)), [])]
+        except csv.Error:      # a carriage return inside the line: csv reads it as a line break
+            bad(n, "a carriage return inside the line; a line ends with \\n or \\r\\n")
+            continue
         if not rows and not by_device and tuple(x.lower() for x in fields) in (_HEADER[:2], _HEADER):
             continue
         if len(fields) not in (2, 3):

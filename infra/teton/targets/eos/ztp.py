@@ -30,6 +30,7 @@ def bootstrap(device: Device, url: str, image: str | None, files: tuple[tuple[st
 0; ZTP then reboots the switch with its startup-config."""
 import os
 import sys
+import time
 import urllib.request
 
 SERVER = {url!r}
@@ -55,6 +56,8 @@ def fetch(url, rel):
                 return
         except OSError as exc:
             print(f"bootstrap: {{url}}: {{exc}} (attempt {{attempt + 1}} of 5)", file=sys.stderr)
+            if attempt < 4:
+                time.sleep(2 ** attempt)    # 1, 2, 4, 8 s: a server or a link still coming up (curl --retry's pace)
     sys.exit(f"bootstrap: could not fetch {{url}}")
 
 
