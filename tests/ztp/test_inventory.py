@@ -42,7 +42,7 @@ CASES: list[tuple[str, list[str], dict[int, list[str]]]] = [
     ("short MAC", ["atsw02,02:7e:70:00:02"], {3: ["'02:7e:70:00:02' is not a unicast MAC address"]}),
     ("mixed separators", ["atsw02,02:7e-70:00:00:02"], {3: ["is not a unicast MAC address"]}),
     ("four fields", ["atsw02,02:7e:70:00:00:02,SN1,rack7"], {3: ["4 fields; a line is device,mac[,serial]"]}),
-    ("one field", ["atsw02"], {3: ["1 fields; a line is device,mac[,serial]"]}),
+    ("one field", ["atsw02"], {3: ["line: 1 field; a line is device,mac[,serial]"]}),
     ("over-long line", ["atsw02,02:7e:70:00:00:02,S" + "N" * 1100], {3: ["longer than 1024 characters"]}),
     ("bad serial", ["atsw02,02:7e:70:00:00:02,S/N 7"], {3: ["serial 'S/N 7'"]}),
     ("escape in the name", ["ats\x1b[2Jw02,02:7e:70:00:00:02"], {3: [r"device 'ats\x1b[2Jw02' is not in the build"]}),

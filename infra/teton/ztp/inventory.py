@@ -71,8 +71,8 @@ def read_inventory(path: Path, fabric: Fabric) -> list[InventoryRow]:
     by_device: dict[str, int] = {}
     by_mac: dict[str, tuple[int, str]] = {}
 
-    def bad(line: int, message: str) -> None:
-        problems.append(Finding(shown, "", message, rule="ztp-inventory", line=line))
+    def bad(line: int, message: str, field: str = "line") -> None:
+        problems.append(Finding(shown, field, message, rule="ztp-inventory", line=line))
 
     # lines end at "\n" only (and a "\r" before it): str.splitlines would also break at \v, \f, \x1c-\x1e, \x85
     # and \u2028, which an editor does not, and every later line number would be off
@@ -90,29 +90,30 @@ def read_inventory(path: Path, fabric: Fabric) -> list[InventoryRow]:
         if not rows and not by_device and tuple(x.lower() for x in fields) in (_HEADER[:2], _HEADER):
             continue
         if len(fields) not in (2, 3):
-            bad(n, f"{len(fields)} fields; a line is device,mac[,serial]")
+            bad(n, f"{len(fields)} field{'s' if len(fields) != 1 else ''}; a line is device,mac[,serial]")
             continue
         device, mac_text, serial = fields[0], fields[1], fields[2] if len(fields) == 3 and fields[2] else None
         d = fabric.devices.get(device)
         if d is None:
-            bad(n, f"device {_shown(device)} is not in the build (cluster {fabric.name!r})")
+            bad(n, f"device {_shown(device)} is not in the build (cluster {fabric.name!r})", "device")
             continue
         if d.nos is None:
-            bad(n, f"{device} is a {d.role}, not a switch: only switches are provisioned by ZTP")
+            bad(n, f"{device} is a {d.role}, not a switch: only switches are provisioned by ZTP", "device")
             continue
         mac = normal_mac(mac_text)
         if mac is None:
-            bad(n, f"{_shown(mac_text)} is not a unicast MAC address (aa:bb:cc:dd:ee:ff, aa-bb-..., aabb.ccdd.eeff)")
+            bad(n, f"{_shown(mac_text)} is not a unicast MAC address (aa:bb:cc:dd:ee:ff, aa-bb-..., aabb.ccdd.eeff)",
+                "mac")
             continue
         if serial is not None and not _SERIAL.fullmatch(serial):
-            bad(n, f"serial {_shown(serial)}: letters, digits, '.', '_', '-', at most 64")
+            bad(n, f"serial {_shown(serial)}: letters, digits, '.', '_', '-', at most 64", "serial")
             continue
         if device in by_device:
-            bad(n, f"{device} is listed twice (also on line {by_device[device]})")
+            bad(n, f"{device} is listed twice (also on line {by_device[device]})", "device")
             continue
         if mac in by_mac:
             line, other = by_mac[mac]
-            bad(n, f"MAC {mac} is listed twice (also on line {line}, for {other})")
+            bad(n, f"MAC {mac} is listed twice (also on line {line}, for {other})", "mac")
             continue
         if len(rows) >= MAX_DEVICES:
             bad(n, f"more than {MAX_DEVICES} rows")

@@ -29,6 +29,7 @@ def bootstrap(device: Device, url: str, image: str | None, files: tuple[tuple[st
 """{device.name}: EOS zero-touch bootstrap written by `teton ztp`.  Fetches the switch's files to flash and exits
 0; ZTP then reboots the switch with its startup-config."""
 import os
+import shutil
 import sys
 import time
 import urllib.request
@@ -36,14 +37,19 @@ import urllib.request
 SERVER = {url!r}
 FLASH = os.environ.get("TETON_ZTP_ROOT", "") + "/mnt/flash"
 TIMEOUT_S = 60
+CHUNK = 1 << 20
 
 
 def write(rel, data):
+    """`data` (text, or a response streamed in chunks) to FLASH/rel, whole or not at all."""
     path = os.path.join(FLASH, rel)
     os.makedirs(os.path.dirname(path), exist_ok=True)
     tmp = path + ".teton-new"
-    with open(tmp, "wb" if isinstance(data, bytes) else "w") as f:
-        f.write(data)
+    with open(tmp, "w" if isinstance(data, str) else "wb") as f:
+        if isinstance(data, str):
+            f.write(data)
+        else:
+            shutil.copyfileobj(data, f, CHUNK)     # an image is gigabytes: never whole in memory
     os.chmod(tmp, 0o600)
     os.replace(tmp, path)
 
@@ -52,7 +58,7 @@ def fetch(url, rel):
     for attempt in range(5):
         try:
             with urllib.request.urlopen(url, timeout=TIMEOUT_S) as r:
-                write(rel, r.read())
+                write(rel, r)
                 return
         except OSError as exc:
             print(f"bootstrap: {{url}}: {{exc}} (attempt {{attempt + 1}} of 5)", file=sys.stderr)
