@@ -98,6 +98,7 @@ class ZtpServer:
             raise TetonError(f"{folder / MANIFEST}: missing or not a teton manifest; not a folder `teton ztp` wrote")
         self.hashes = _hashes(folder, manifest, self.index.devices.values())
         self.addresses = {n: _address(folder, d) for n, d in self.index.devices.items()}
+        self.targets = {nos: targets.nos_target(nos) for nos in sorted({d.nos for d in self.index.devices.values()})}
         self.bring_up = BringUp(self.index)
         self.any_client = any_client
         self.secrets = dict(secrets if secrets is not None else environment.secrets())
@@ -166,7 +167,7 @@ class ZtpServer:
     def content(self, d: ZtpDevice, file: str) -> bytes:
         """The file as the device gets it: read, checked against the manifest, its secrets resolved."""
         raw = self._read(d, file)
-        target = targets.nos_target(d.nos)
+        target = self.targets[d.nos]
         build = [f for f in d.files if f in getattr(target, "files", ())] if target is not None else []
         rel = f"{DEVICES}/{d.name}/{file}"
         try:
