@@ -40,9 +40,10 @@ VARIABLES: tuple[Variable, ...] = (
     Variable("TETON_KUEUE_DIR", "Kueue's CRD files (the folder holding `crd/`, or `crd/` itself)",
              "shared/kueue beside the repository; none: Kueue manifests are not schema-checked (a warning)"),
     Variable(SECRET_PREFIX, "the value of secret `<name>`, put in place of its reference "
-             "only when a config is pushed (twin up, drift) or fetched (ztp serve)", "unset: the push refuses a referenced secret", True),
-    Variable("TETON_ZTP_ROOT", "read by the provisioning scripts `teton ztp` writes, not by teton: a folder standing for "
-             "the switch's root file system, which they write under (the day-0 test runs them so)",
+             "only when a config is pushed (twin up, drift) or fetched (ztp serve)",
+             "unset: the push refuses a referenced secret", True),
+    Variable("TETON_ZTP_ROOT", "read by the provisioning scripts `teton ztp` writes, not by teton: a folder standing "
+             "for the switch's root file system, which they write under (the day-0 test runs them so)",
              "the switch's own root"),
     Variable("TETON_PULUMI", "the Pulumi engine binary", "the one scripts/setup built, then `pulumi` on PATH"),
     Variable("TETON_PULUMI_CACHE", "where scripts/build-pulumi-engine builds the Pulumi engine",
