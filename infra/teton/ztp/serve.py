@@ -10,42 +10,33 @@ request goes to the log file; the bring-up's state to the status file and the te
 
 from __future__ import annotations
 
-import hashlib
 import ipaddress
-import json
-import os
 import re
 import signal
 import socket
 import socketserver
-import stat
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from teton import environment, targets
-from teton.buildfolder import DEVICE_NAME, DEVICES
+from teton import environment
 from teton.findings import TetonError
-from teton.manifest import MANIFEST, read_manifest
-from teton.secrets import PREFIX, SecretError, resolve
-from teton.ztp.index import FILE_NAME, ZtpDevice, load_index
+from teton.ztp.files import MAX_FILE, DeviceFiles, Refused, client_ip
+from teton.ztp.index import ZtpDevice
 from teton.ztp.status import LOG, PROVISIONED, BringUp, Output, RequestLog, Served, StatusFile, visible
 
 MAX_HEAD = 8 * 1024            # request line and headers, bytes
 MAX_HEADERS = 32
 TIMEOUT_S = 10.0               # to read a request's head; each write of a response
-MAX_FILE = 64 * 1024 * 1024
 MAX_CONCURRENT = 64            # requests in flight; more are answered 503 at once
 _CHUNK = 64 * 1024
 _REQUEST_LINE = re.compile(rb"([A-Z]{1,16}) (\S+) HTTP/1\.[01]\r?\n")
-_SHA256 = re.compile(r"[0-9a-f]{64}")
-IP = ipaddress.IPv4Address | ipaddress.IPv6Address
 
 
 def parse_bind(bind: str) -> tuple[socket.AddressFamily, str, int]:
@@ -64,23 +55,6 @@ def parse_bind(bind: str) -> tuple[socket.AddressFamily, str, int]:
     return (socket.AF_INET6 if addr.version == 6 else socket.AF_INET), host, port
 
 
-def client_ip(text: str) -> IP | None:
-    """A client's address as compared with a device's: no zone id, an IPv4-mapped IPv6 address as IPv4."""
-    try:
-        a = ipaddress.ip_address(text.split("%", 1)[0])
-    except ValueError:
-        return None
-    return (a.ipv4_mapped or a) if isinstance(a, ipaddress.IPv6Address) else a
-
-
-class Refused(TetonError):
-    """A request answered with `status` for `reason` (no request data unescaped in it)."""
-
-    def __init__(self, status: int, reason: str, device: str | None = None, file: str | None = None) -> None:
-        super().__init__(reason)
-        self.status, self.reason, self.device, self.file = status, reason, device, file
-
-
 class ZtpServer:
     """The server of one ZTP folder: `start()` listens (port 0: an ephemeral one, `port` tells) and serves from a
     thread; `stop()` ends it.  `echo` gets a short line per request; `on_change` is called when a device's state
@@ -92,28 +66,22 @@ class ZtpServer:
                  max_file: int = MAX_FILE, timeout: float = TIMEOUT_S) -> None:
         self.family, self.host, self.port = parse_bind(bind)
         self.folder = folder
-        self.index = load_index(folder)
-        manifest = read_manifest(folder)
-        if manifest is None:
-            raise TetonError(f"{folder / MANIFEST}: missing or not a teton manifest; not a folder `teton ztp` wrote")
-        self.hashes = _hashes(folder, manifest, self.index.devices.values())
-        self.addresses = {n: _address(folder, d) for n, d in self.index.devices.items()}
-        self.targets = {nos: targets.nos_target(nos) for nos in sorted({d.nos for d in self.index.devices.values()})}
+        self.files = DeviceFiles(folder, any_client=any_client,
+                                 secrets=dict(secrets if secrets is not None else environment.secrets()),
+                                 max_file=max_file)
+        self.index = self.files.index
         self.bring_up = BringUp(self.index)
-        self.any_client = any_client
-        self.secrets = dict(secrets if secrets is not None else environment.secrets())
-        self.max_concurrent, self.max_file, self.timeout = max_concurrent, max_file, timeout
+        self.max_concurrent, self.timeout = max_concurrent, timeout
         self.echo = echo or LOG.info
         self.on_change = on_change
         self._log = None if log_file is None else RequestLog(log_file)
-        self._root = -1
         self._http: _HttpServer | None = None
         self._thread: threading.Thread | None = None
 
     def start(self) -> int:
         """Listen and serve from a thread; the port."""
         try:
-            self._root = os.open(self.folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+            self.files.open()
             self._http = _HttpServer(self.family, (self.host, self.port), self)
         except OSError as exc:
             self.stop()
@@ -137,90 +105,9 @@ class ZtpServer:
                 held += 1
             self._http.server_close()
             self._http = None
-        if self._root >= 0:
-            os.close(self._root)
-            self._root = -1
+        self.files.close()
         if self._log is not None:
             self._log.close()
-
-    # -- what a request gets ----------------------------------------------------------------------------------------
-
-    def device_file(self, path: str, client: str) -> tuple[ZtpDevice, str]:
-        """The device and file `path` names, if this client may have it; Refused(404) otherwise."""
-        parts = path.split("/")
-        if len(parts) != 4 or parts[0] or parts[1] != DEVICES or not DEVICE_NAME.fullmatch(parts[2]) \
-                or not FILE_NAME.fullmatch(parts[3]):
-            raise Refused(404, "not a device's file")
-        name, file = parts[2], parts[3]
-        d = self.index.devices.get(name)
-        if d is None:
-            why = "is not provisionable (no MAC known)" if name in self.index.not_provisionable else "is no device"
-            raise Refused(404, f"{name} {why}", name, file)
-        if file not in d.files:
-            raise Refused(404, f"{file} is not one of {name}'s files", name, file)
-        if not self.any_client:
-            want, got = self.addresses[name], client_ip(client)
-            if want is None or got != want:
-                raise Refused(404, f"client {client} is not {name}'s address {want or '(none designed)'}", name, file)
-        return d, file
-
-    def content(self, d: ZtpDevice, file: str) -> bytes:
-        """The file as the device gets it: read, checked against the manifest, its secrets resolved."""
-        raw = self._read(d, file)
-        target = self.targets[d.nos]
-        build = [f for f in d.files if f in getattr(target, "files", ())] if target is not None else []
-        rel = f"{DEVICES}/{d.name}/{file}"
-        try:
-            if file in build:    # with the device's other build files: a NOS may derive one file from another (EOS)
-                texts = {f"{DEVICES}/{d.name}/{f}": raw if f == file else self._read(d, f) for f in build}
-                if not any(PREFIX.encode() in t for t in texts.values()):
-                    return raw
-                assert target is not None
-                out = target.resolve_secrets({p: t.decode() for p, t in texts.items()}, self.secrets)[rel]
-            elif PREFIX.encode() not in raw:
-                return raw
-            else:
-                out = resolve(raw.decode(), self.secrets, (lambda v: json.dumps(v)[1:-1]) if file.endswith(".json")
-                              else None)
-        except SecretError as exc:
-            raise Refused(503, f"{exc.args[0]}", d.name, file) from None
-        except (ValueError, KeyError, TypeError) as exc:
-            raise Refused(500, f"{rel}: its secret references cannot be resolved ({type(exc).__name__})",
-                          d.name, file) from None
-        if PREFIX in out:
-            raise Refused(500, f"{rel}: a secret reference is left after {d.nos}'s resolver", d.name, file)
-        return out.encode()
-
-    def _read(self, d: ZtpDevice, file: str) -> bytes:
-        rel = f"{DEVICES}/{d.name}/{file}"
-        changed = "the folder was changed after `teton ztp` wrote it"
-        flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC
-        try:
-            top = os.open(DEVICES, flags | os.O_DIRECTORY, dir_fd=self._root)
-            try:
-                sub = os.open(d.name, flags | os.O_DIRECTORY, dir_fd=top)
-            finally:
-                os.close(top)
-            try:
-                fd = os.open(file, flags | os.O_NONBLOCK, dir_fd=sub)
-            finally:
-                os.close(sub)
-        except OSError as exc:
-            raise Refused(500, f"{rel}: cannot be opened ({exc.strerror}); {changed}", d.name, file) from None
-        try:
-            st = os.fstat(fd)
-            if not stat.S_ISREG(st.st_mode) or st.st_size > self.max_file:
-                raise Refused(500, f"{rel}: not a regular file of at most {self.max_file} bytes; {changed}",
-                              d.name, file)
-            with os.fdopen(fd, "rb", closefd=False) as f:
-                data = f.read(self.max_file + 1)
-        except OSError as exc:
-            raise Refused(500, f"{rel}: cannot be read ({exc.strerror})", d.name, file) from None
-        finally:
-            os.close(fd)
-        if len(data) > self.max_file or hashlib.sha256(data).hexdigest() != self.hashes[rel]:
-            raise Refused(500, f"{rel}: its sha256 is not the manifest's; {changed}", d.name, file)
-        return data
 
     def record(self, s: Served) -> None:
         """Log a request (JSON line, terse line) and count a fetch."""
@@ -233,31 +120,6 @@ class ZtpServer:
             self.echo(f"{s.device} provisioned; {self.bring_up.summary()}")
         if fetch and self.on_change is not None:
             self.on_change()
-
-
-def _hashes(folder: Path, manifest: dict[str, Any], devices: Iterable[ZtpDevice]) -> dict[str, str]:
-    """{relpath: sha256} of every file the index serves, from the manifest; TetonError when one is not listed."""
-    files = manifest["files"]
-    out: dict[str, str] = {}
-    for d in devices:
-        for f in d.files:
-            rel = f"{DEVICES}/{d.name}/{f}"
-            entry = files.get(rel)
-            sha = entry.get("sha256") if isinstance(entry, dict) else None
-            if not isinstance(sha, str) or not _SHA256.fullmatch(sha):
-                raise TetonError(f"{folder / MANIFEST}: no sha256 for {rel}, which ztp-index.json serves; not a "
-                                 "folder `teton ztp` wrote (write it again)")
-            out[rel] = sha
-    return out
-
-
-def _address(folder: Path, d: ZtpDevice) -> IP | None:
-    if d.address is None:
-        return None
-    a = client_ip(d.address)
-    if a is None:
-        raise TetonError(f"{folder}/ztp-index.json: device {d.name}'s address {d.address[:64]!r} is not an address")
-    return a
 
 
 def _elsewhere(url: str, host: str, port: int) -> str | None:
@@ -347,8 +209,8 @@ class _Handler(BaseHTTPRequestHandler):
             method, path = visible(m[1].decode("latin-1"), 16), m[2].decode("latin-1")
             if method not in ("GET", "HEAD"):
                 raise Refused(405, f"method {method}")
-            d, file = app.device_file(path, client)
-            body = app.content(d, file)
+            d, file = app.files.device_file(path, client)
+            body = app.files.content(d, file)
             status = 200
             self._write(self._head(200, len(body), file))
             if method == "GET":
