@@ -60,16 +60,22 @@ class ZtpIndex:
         return json.dumps(doc, indent=1, sort_keys=True) + "\n"
 
 
+def read_capped(path: Path, cap: int, what: str) -> bytes:
+    """The bytes of `path`, at most `cap` of them; TetonError saying what the file should have been."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read(cap + 1)
+    except OSError as exc:
+        raise TetonError(f"{path}: cannot be read ({exc.strerror}): {what}") from None
+    if len(data) > cap:
+        raise TetonError(f"{path}: larger than {cap // (1024 * 1024)} MiB: {what}")
+    return data
+
+
 def load_index(folder: Path) -> ZtpIndex:
     """The index of a ZTP folder written by `teton ztp`; TetonError naming the problem."""
     path = folder / INDEX
-    try:
-        with open(path, "rb") as f:
-            data = f.read(MAX_INDEX + 1)
-    except OSError as exc:
-        raise TetonError(f"{path}: not a ZTP folder written by `teton ztp` ({exc.strerror})") from None
-    if len(data) > MAX_INDEX:
-        raise TetonError(f"{path}: larger than {MAX_INDEX} bytes, not a ZTP index")
+    data = read_capped(path, MAX_INDEX, "not a ZTP folder written by `teton ztp`")
     try:
         doc = json.loads(data)
         if doc.get("format") != FORMAT or doc.get("generator") != "teton":

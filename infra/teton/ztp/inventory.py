@@ -18,6 +18,7 @@ from pathlib import Path
 from teton.fabric.model import Fabric
 from teton.findings import Finding, SpecError, TetonError
 from teton.limits import MAX_DEVICES
+from teton.ztp.index import read_capped
 
 MAX_BYTES = 64 * 1024 * 1024
 MAX_LINE = 1024
@@ -54,14 +55,7 @@ def read_inventory(path: Path, fabric: Fabric) -> list[InventoryRow]:
     """The rows of `path` for the switches of `fabric`; SpecError naming each bad line, TetonError when the file
     cannot be read or is too large."""
     shown = str(path)
-    try:
-        with open(path, "rb") as f:
-            data = f.read(MAX_BYTES + 1)
-    except OSError as exc:
-        raise TetonError(f"{shown}: cannot be read ({exc.strerror})") from None
-    if len(data) > MAX_BYTES:
-        raise TetonError(f"{shown}: larger than {MAX_BYTES // (1024 * 1024)} MiB; an inventory is one short line per "
-                         "switch")
+    data = read_capped(path, MAX_BYTES, "an inventory is one short line `device,mac[,serial]` per switch")
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
