@@ -85,14 +85,16 @@ class ManagementLan:
         self._port(self.server_ns, "srv", "02:7e:70:00:00:01")
         sh("ip", "-n", self.server_ns, "addr", "add", f"{self.server}/{self.network_prefix}", "dev", "eth0")
 
-    def _port(self, ns: str, short: str, mac: str) -> None:
-        sh("ip", "netns", "add", ns)
-        sh("ip", "-n", ns, "link", "set", "lo", "up")
+    def _port(self, ns: str, short: str, mac: str | None, name: str = "eth0", new: bool = True) -> None:
+        if new:
+            sh("ip", "netns", "add", ns)
+            sh("ip", "-n", ns, "link", "set", "lo", "up")
         sh("ip", "link", "add", f"{self.tag}{short}", "netns", ns, "type", "veth", "peer", "name",
            f"{self.tag}{short}b", "netns", self.bridge_ns)
-        sh("ip", "-n", ns, "link", "set", f"{self.tag}{short}", "name", "eth0")
-        sh("ip", "-n", ns, "link", "set", "eth0", "address", mac)
-        sh("ip", "-n", ns, "link", "set", "eth0", "up")
+        sh("ip", "-n", ns, "link", "set", f"{self.tag}{short}", "name", name)
+        if mac is not None:
+            sh("ip", "-n", ns, "link", "set", name, "address", mac)
+        sh("ip", "-n", ns, "link", "set", name, "up")
         sh("ip", "-n", self.bridge_ns, "link", "set", f"{self.tag}{short}b", "master", "br0")
         sh("ip", "-n", self.bridge_ns, "link", "set", f"{self.tag}{short}b", "up")
 
@@ -103,6 +105,11 @@ class ManagementLan:
         self._port(node.ns, f"n{n}", mac)
         self.nodes[name] = node
         return node
+
+    def attach(self, ns: str, short: str, cidr: str) -> None:
+        """An existing namespace (a twin's node) on the LAN: its port `mgmt0` with address `cidr`."""
+        self._port(ns, short, None, "mgmt0", new=False)
+        sh("ip", "-n", ns, "addr", "add", cidr, "dev", "mgmt0")
 
     def start(self, cmd: list[str], log: Path, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
         """A daemon in the server namespace, its output into `log`."""
