@@ -71,7 +71,7 @@ def test_a_live_fabric_as_designed_exits_0_with_the_report_by_promise(stand_ins,
     assert code == 0, out
     j = json.loads(out)
     assert j["ok"] and j["where"] == "live" and j["only"] is None and j["by_device"] == {}
-    assert set(j) == {"ok", "where", "only", "switches", "lldp_read", "unchecked", "promises", "by_device",
+    assert set(j) == {"ok", "where", "only", "switches", "lldp_read", "unchecked", "promises", "by_device", "remarks",
                       "unobserved", "errors", "seconds"}
     assert set(j["promises"]) == {"sessions", "ecmp", "lldp", "same_rail", "reach"}
     assert set(j["promises"]["ecmp"]) == {"ok", "checked", "fell", "wider", "unanswered"}

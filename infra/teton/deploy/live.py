@@ -25,6 +25,7 @@ from teton.fabric.neighbours import NEIGHBOURS_FILE, Neighbour, load_neighbours
 from teton.findings import TetonError
 from teton.targets.ansible.variables import ansible_host
 from teton.targets.transports import Device, Pinger, Reader, TransportSettings
+from teton.twin.lldp import SETTLE_TIMEOUT_S
 from teton.verify.live import Fleet, Progress, switches_of, verify_live
 from teton.verify.live_report import LiveReport
 
@@ -49,7 +50,13 @@ def twin_fleet(fabric: Fabric, twin: str, secrets: Mapping[str, str]) -> Fleet:
     def pinger(name: str) -> tuple[Pinger, Device]:
         return transport, _device(fabric, name, "host", None)
 
-    return Fleet(f"twin {twin}", reader, pinger)
+    def remarks() -> tuple[str, ...]:
+        if transport.lldp_settled is False:
+            return (f"the LLDP lldpd shows in twin {twin!r} did not settle to its cables as they lie within "
+                    f"{SETTLE_TIMEOUT_S:.0f} s: a neighbour may be stale or missing",)
+        return ()
+
+    return Fleet(f"twin {twin}", reader, pinger, remarks)
 
 
 def live_fleet(fabric: Fabric, secrets: Mapping[str, str], config: Mapping[str, Any]) -> Fleet:

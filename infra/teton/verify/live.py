@@ -43,11 +43,13 @@ Progress = Callable[[str, int, int], None]
 @dataclass(frozen=True)
 class Fleet:
     """How the running devices are reached: `where` they run ("twin NAME", "live"), each switch's reader and each
-    server's pinger with the `Device` to hand it (TetonError: no way to reach it)."""
+    server's pinger with the `Device` to hand it (TetonError: no way to reach it), and what to remark once they
+    were asked (a twin whose LLDP did not settle)."""
 
     where: str
     reader: Callable[[str], tuple[Reader, Device]]
     pinger: Callable[[str], tuple[Pinger, Device]]
+    remarks: Callable[[], tuple[str, ...]] = tuple
 
 
 def switches_of(fabric: Fabric, only: str | None = None) -> list[str]:
@@ -162,7 +164,7 @@ def verify_live(fabric: Fabric, neighbours: Mapping[str, Mapping[str, Neighbour]
     unobserved = tuple(Unobserved(d, what, why, n) for (d, what), (why, n) in sorted(asked.unobserved.items()))
     return LiveReport(where=fleet.where, only=only, switches=tuple(switches), report=report, cabling=cabling,
                       lldp_read=tuple(sorted(seen)), unobserved=unobserved, errors=dict(sorted(asked.errors.items())),
-                      seconds={k: round(v, 3) for k, v in seconds.items()})
+                      seconds={k: round(v, 3) for k, v in seconds.items()}, remarks=fleet.remarks())
 
 
 def _lldp(asked: _Asked, switch: str) -> Any:

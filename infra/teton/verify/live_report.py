@@ -52,6 +52,7 @@ class LiveReport:
     unobserved: tuple[Unobserved, ...]
     errors: dict[str, str]                     # device -> what it answered instead
     seconds: dict[str, float]
+    remarks: tuple[str, ...] = ()              # about the answers as a whole (a twin's LLDP that did not settle)
 
     @property
     def ok(self) -> bool:
@@ -151,11 +152,12 @@ class LiveReport:
                 "by_device": self.by_device(),
                 "unobserved": [{"device": u.device, "what": u.what, "why": u.why, "reads": u.reads}
                                for u in self.unobserved],
-                "errors": self.errors, "seconds": self.seconds}
+                "errors": self.errors, "remarks": list(self.remarks), "seconds": self.seconds}
 
     def lines(self) -> list[str]:
-        """One line per problem, device by device."""
-        return [f"{device}: {line}" for device, lines in self.by_device().items() for line in lines]
+        """One line per problem, device by device, then the remarks."""
+        return [f"{device}: {line}" for device, lines in self.by_device().items() for line in lines] + [
+            f"remark: {r}" for r in self.remarks]
 
     def summary(self) -> str:
         s, e, c, p = self.sessions(), self.ecmp(), self.lldp(), self.pings()
