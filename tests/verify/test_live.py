@@ -27,6 +27,7 @@ class Shown:
     lldp: dict[str, list[dict[str, str]]] = field(default_factory=dict)
     unreachable: set[str] = field(default_factory=set)
     no_routes: set[str] = field(default_factory=set)        # switches whose transport does not read routes
+    no_peers: set[str] = field(default_factory=set)         # ... nor peers
 
     def __post_init__(self) -> None:
         f = self.fabric
@@ -43,6 +44,8 @@ class Shown:
             raise TetonError(f"{device.name}: connection refused")
 
     def established_peers(self, device: Device) -> frozenset[str]:
+        if device.name in self.no_peers:
+            raise NotObserved(f"{device.name}: peers are not read")
         self._alive(device)
         return self.peers[device.name]
 
@@ -128,9 +131,9 @@ def test_two_crossed_host_cables_are_named_by_their_cable_ids(lab_fabric, neighb
 
 
 def test_a_read_a_transport_does_not_make_is_not_observed_not_passed_nor_failed(lab_fabric, neighbours):
-    shown = Shown(lab_fabric, no_routes={"z01-r001-rtsw"})
+    shown = Shown(lab_fabric, no_routes={"z01-r001-rtsw"}, no_peers={"atsw01"})
     r = verify_live(lab_fabric, neighbours, fleet(shown))
-    assert r.ok
+    assert r.ok and [(u.device, u.what) for u in r.unobserved if u.what == "sessions"] == [("atsw01", "sessions")]
     skipped = [u for u in r.unobserved if u.what == "ECMP widths"]
     assert [u.device for u in skipped] == ["z01-r001-rtsw"] and "routes are not read" in skipped[0].why
     assert r.ecmp()["checked"] == len(r.report.promise.ecmp) - sum(

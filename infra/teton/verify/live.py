@@ -68,7 +68,7 @@ class _Asked:
     answer counted for `progress`, every error and every read not made recorded by device."""
 
     def __init__(self, fleet: Fleet, expected: Promise, total: int, progress: Progress | None):
-        self.fleet, self.total, self.progress = fleet, total, progress
+        self.fleet, self.expected, self.total, self.progress = fleet, expected, total, progress
         self.widths = {(p.switch, p.prefix): p.width for p in expected.ecmp}
         self.peers: dict[str, frozenset[str] | None] = {}
         self.errors: dict[str, str] = {}
@@ -103,7 +103,8 @@ class _Asked:
             reader, device = self.fleet.reader(switch)
             return reader.established_peers(device)
 
-        return self.ask(switch, "sessions", read, None, None)
+        designed = frozenset(n.address for n in self.expected.peers.get(switch, ()))
+        return self.ask(switch, "sessions", read, None, designed)
 
     # the Observer `teton.expect.check` asks
     def established_peers(self, switch: str) -> frozenset[str] | None:
