@@ -107,3 +107,15 @@ def test_a_folder_that_is_no_build_exits_2(tmp_path):
 def test_verify_build_is_still_the_routing(lab_build):
     code, out = run("verify", str(lab_build), "--json")
     assert code == 0 and json.loads(out)["ok"]
+
+
+def test_the_progress_bar_shows_on_a_terminal_only(monkeypatch):
+    from teton.cli import common
+
+    with common.progress_bar("asking the devices") as step:
+        assert step is None                                   # stderr is no terminal here
+    monkeypatch.setattr(common.err, "_force_terminal", True)
+    with common.progress_bar("asking the devices") as step:
+        assert step is not None
+        for done in range(1, 4):
+            step("sessions", done, 3)
