@@ -165,14 +165,16 @@ class LiveReport:
                    f"{s['expected']:,} designed sessions seen, {e['checked']:,} ECMP widths, {c['ports']:,} LLDP ports "
                    f"of {len(self.lldp_read):,} switches, {p['same_rail']['pinged']:,} same-rail and "
                    f"{p['reach']['pinged']:,} front-end pings checked in {self.seconds.get('total', 0):.1f} s")
-        wrong = [f"{n} {what}" for n, what in (
-            (len(s["down"]), "sessions down"), (len(s["unanswered"]), "switches without BGP"),
-            (len(e["fell"]), "ECMP widths fell"), (len(e["wider"]) + len(e["unanswered"]), "other ECMP widths off"),
-            (len(c["swapped"]), "pairs of crossed cables"),
-            (len(c["miswired"]) + len(c["missing"]) + len(c["extra"]), "other cabling faults"),
-            (len(p["same_rail"]["failed"]), "same-rail pings failed"),
-            (len(p["reach"]["failed"]), "front-end pings failed"),
-            (len(self.errors), "devices did not answer")) if n]
+        wrong = [f"{n:,} {one if n == 1 else many}" for n, one, many in (
+            (len(s["down"]), "session down", "sessions down"),
+            (len(s["unanswered"]), "switch without BGP", "switches without BGP"),
+            (len(e["fell"]), "ECMP width fell", "ECMP widths fell"),
+            (len(e["wider"]) + len(e["unanswered"]), "other ECMP width off", "other ECMP widths off"),
+            (len(c["swapped"]), "pair of crossed cables", "pairs of crossed cables"),
+            (len(c["miswired"]) + len(c["missing"]) + len(c["extra"]), "other cabling fault", "other cabling faults"),
+            (len(p["same_rail"]["failed"]), "same-rail ping failed", "same-rail pings failed"),
+            (len(p["reach"]["failed"]), "front-end ping failed", "front-end pings failed"),
+            (len(self.errors), "device did not answer", "devices did not answer")) if n]
         reads, devices = sum(u.reads for u in self.unobserved), len({u.device for u in self.unobserved})
         gaps = f"; not observed: {reads:,} reads of {devices:,} devices (see by device)" if self.unobserved else ""
         verdict = "; ".join(wrong) if wrong else "every promise kept" if self.ok else "nothing to check"
