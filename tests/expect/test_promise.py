@@ -62,3 +62,30 @@ def test_a_failed_switch_is_not_expected_and_its_peers_expect_fewer_sessions(lab
     assert "z01-ctsw01" not in failed
     assert failed["z01-r001-rtsw"] < full["z01-r001-rtsw"]
     assert Failures.from_json(Failures(("a",), (("a:1", "b:1"),)).to_json()) == Failures(("a",), (("a:1", "b:1"),))
+
+
+@dataclass
+class PeersShown(FakeFabric):
+    """An observer that reads peer addresses (a `PeerObserver`): each switch's designed peers, but what a test took."""
+
+    peers: dict[str, frozenset[str] | None] = field(default_factory=dict)
+
+    def established_peers(self, switch: str) -> frozenset[str] | None:
+        return self.peers.get(switch)
+
+
+def test_an_observer_of_peer_addresses_names_each_designed_session_down(lab_fabric):
+    switches = ["z01-ctsw01", "z01-r001-rtsw"]
+    p = promise(lab_fabric, switches, NO_FAILURES, Sampling(ecmp=0, pings=0, reach=0))
+    assert {sw: len(n) for sw, n in p.peers.items()} == p.sessions == expected_sessions(lab_fabric, switches)
+    observer = PeersShown({}, {}, peers={sw: frozenset(n.address for n in p.peers[sw]) for sw in switches})
+    assert check(p, observer).ok
+    lost = next(n for n in p.peers["z01-r001-rtsw"] if n.peer.startswith("z01-ctsw01:"))
+    observer.peers["z01-r001-rtsw"] = observer.peers["z01-r001-rtsw"] - {lost.address} | {"192.0.2.99"}
+    observer.peers["z01-ctsw01"] = None                                    # its bgpd does not answer
+    report = check(p, observer, sessions_at_least=True)
+    by = {m.switch: m for m in report.sessions}
+    assert by["z01-r001-rtsw"].down == (lost,)       # as many peers as designed, but not the designed ones
+    assert by["z01-ctsw01"].established == -1 and by["z01-ctsw01"].down == p.peers["z01-ctsw01"]
+    assert f"z01-r001-rtsw: session {lost.interface} {lost.family} to {lost.peer} ({lost.address}) not " \
+           "Established" in report.problems()

@@ -4,13 +4,16 @@ It is a test double of the *protocol*, not of EOS: JSON-RPC 2.0 `runCmds` at /co
 `enable`; `configure session NAME` (a session starts as a copy of the running config); `rollback clean-config`
 (empties the session); config lines (appended; a line holding `bogus` is refused as EOS refuses an unknown command,
 with error code 1002 and the per-command `errors` list in `data`); `commit`; `abort`; `show session-config diffs`;
-`show running-config` (text); `show ip bgp summary` and `show ipv6 bgp summary` (JSON, peers as configured).
+`show running-config` (text); `show ip bgp summary` and `show ipv6 bgp summary` (JSON, peers as configured); `show ip
+route PREFIX` and `show ipv6 route PREFIX` (JSON: the route to PREFIX with its vias as set, else the longest match
+among the routes set, as EOS answers); `show lldp neighbors` (JSON, the neighbours as set).
 """
 
 from __future__ import annotations
 
 import base64
 import difflib
+import ipaddress
 import json
 import ssl
 import threading
@@ -24,6 +27,8 @@ class Device:
         self.running: list[str] = ["hostname old"]
         self.sessions: dict[str, list[str]] = {}
         self.peers: dict[str, dict[str, str]] = {"ipv4": {}, "ipv6": {}}
+        self.routes: dict[str, list[dict[str, str]]] = {}        # prefix -> vias ({"nexthopAddr", "interface"})
+        self.lldp: list[dict[str, Any]] = []                      # lldpNeighbors rows
         self.calls: list[list[str]] = []
         self.lock = threading.Lock()
 
@@ -41,6 +46,15 @@ def _result(cmd: str, dev: Device, session: str | None, fmt: str) -> tuple[Any, 
     if cmd in ("show ip bgp summary", "show ipv6 bgp summary"):
         fam = "ipv6" if "ipv6" in cmd else "ipv4"
         return {"vrfs": {"default": {"peers": {p: {"peerState": s} for p, s in dev.peers[fam].items()}}}}, session
+    if cmd.startswith(("show ip route ", "show ipv6 route ")):
+        asked = ipaddress.ip_network(cmd.split()[-1])
+        match = [p for p in dev.routes if asked.version == ipaddress.ip_network(p).version
+                 and asked.subnet_of(ipaddress.ip_network(p))]            # type: ignore[arg-type]
+        best = max(match, key=lambda p: ipaddress.ip_network(p).prefixlen, default=None)
+        routes = {} if best is None else {best: {"routeType": "eBGP", "vias": dev.routes[best]}}
+        return {"vrfs": {"default": {"routes": routes}}}, session
+    if cmd == "show lldp neighbors":
+        return {"tablesLastChangeTime": 0.0, "lldpNeighbors": list(dev.lldp)}, session
     if session is None:
         raise ValueError(f"% Invalid input (not in a configure session): {cmd}")
     if cmd == "rollback clean-config":

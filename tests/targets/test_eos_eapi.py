@@ -7,9 +7,10 @@ from __future__ import annotations
 import pytest
 
 from tests.targets.eapi_endpoint import serve
+from teton.targets.cabling.lldp import Seen, parse_data
 from teton.targets.eos.eapi import EapiClient, EapiError, config_lines
 from teton.targets.eos.transport import EosTransport
-from teton.targets.transports import Device, resolve_files
+from teton.targets.transports import Device, Reader, resolve_files
 
 SECRETS = {"bgp_backend": "bgp-s3cret%", "bgp_frontend": "bgp-fe-s3cret%", "ntp_key": "ntp-s3cret",
            "aaa_key": "t@cacs-key", "breakglass_sha512": "$6$salt$hash",
@@ -82,3 +83,27 @@ def test_eos_transport_pushes_the_resolved_startup_config_and_rolls_back(endpoin
     assert t.check(device, timeout=0) == []
     t.restore(device, before)
     assert "\n".join(dev.running) + "\n" == before
+
+
+def test_eos_transport_reads_peers_the_vias_of_one_route_and_lldp_over_eapi(endpoint, lab_fabric):
+    """What `teton verify live` reads from an EOS switch: Established peers of both families, the vias of the route
+    to exactly a prefix (EOS answers a longest match: another prefix's route is none), `show lldp neighbors`."""
+    dev, cert, port = endpoint
+    device = Device("z01-ctsw01", "eos", {}, "127.0.0.1/24", lab_fabric)
+    t = EosTransport(SECRETS, ("teton", "pw"), verify=str(cert), port=port)
+    assert isinstance(t, Reader)
+    dev.peers["ipv4"] = {"10.1.0.1": "Established", "10.1.0.9": "Active"}
+    dev.peers["ipv6"] = {"fd00:0:0:2::3": "Established"}
+    assert t.established_peers(device) == {"10.1.0.1", "fd00:0:0:2::3"}
+    via = [{"nexthopAddr": "10.1.0.1", "interface": "Ethernet3/1/1"}, {"nexthopAddr": "10.1.0.9", "interface":
+                                                                         "Ethernet3/2/1"}]
+    dev.routes = {"10.0.0.0/27": via, "10.0.0.0/16": via[:1], "fd00:1::/64": via[:1]}
+    assert t.nexthops(device, "10.0.0.0/27") == 2
+    assert t.nexthops(device, "10.0.0.32/27") == 0          # only 10.0.0.0/16 covers it
+    assert t.nexthops(device, "fd00:1::/64") == 1 and t.nexthops(device, "fd00:2::/64") == 0
+    assert dev.calls[-1] == ["enable", "show ipv6 route fd00:2::/64"]
+    dev.lldp = [{"port": "Ethernet3/1/1", "neighborDevice": "z01-r001-rtsw", "neighborPort": "etp13", "ttl": 120}]
+    assert parse_data(t.lldp(device), "z01-ctsw01") == [Seen("Ethernet3/1/1", "z01-r001-rtsw", "etp13")]
+    dev.peers["ipv4"] = {}
+    with pytest.raises(EapiError, match="HTTP 401"):
+        EosTransport(SECRETS, ("teton", "wrong"), verify=str(cert), port=port).established_peers(device)

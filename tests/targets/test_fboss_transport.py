@@ -17,7 +17,7 @@ from tests.targets.test_ssh_transports import SECRETS, STAND_IN, log
 from teton.findings import TetonError
 from teton.pipeline import build
 from teton.targets.fboss.transport import AGENT_RELOAD, BGP_RELOAD, BGP_SUMMARY, FbossSshTransport
-from teton.targets.transports import Device, TransportSettings, transport_factory
+from teton.targets.transports import Device, NotObserved, Reader, TransportSettings, transport_factory
 
 SWITCH = "z01-r001-rtsw"
 HOST = "192.0.2.16"
@@ -119,3 +119,20 @@ def test_the_live_fboss_transport_comes_from_its_package_with_paths_from_the_sta
     t = factory(TransportSettings(SECRETS, {"fbossAgentConf": "/mnt/flash/agent.conf"}))
     assert t.ssh.user == "ops" and t.paths["agent.conf"] == "/mnt/flash/agent.conf"
     assert t.paths["bgpcpp.conf"] == "/etc/coop/bgpcpp/bgpcpp.conf"
+
+
+def test_fboss_reads_only_its_established_peers_and_says_what_it_does_not_read(ssh, switch):
+    """`teton verify live` on FBOSS: the Established peers' addresses from the summary (the stand-in's JSON shape,
+    not one taken from a running BGP++), each under an address field or the key it is listed under; routes and LLDP
+    are not read (NotObserved), so they are reported as not observed rather than passed."""
+    command, state = ssh
+    t = FbossSshTransport(SECRETS, ssh=command)
+    assert isinstance(t, Reader)
+    (state / f"{HOST}.fboss-summary").write_text(json.dumps(
+        [{"peer_addr": "10.1.0.1", "state": "ESTABLISHED"}, {"peer_addr": "10.1.0.3", "state": "IDLE"},
+         {"peers": {"fd00::1": {"session_state": "Established"}}}]))
+    assert t.established_peers(switch) == {"10.1.0.1", "fd00::1"}
+    with pytest.raises(NotObserved, match=f"^{SWITCH}: FBOSS's routes are not read"):
+        t.nexthops(switch, "10.0.0.0/27")
+    with pytest.raises(NotObserved, match=f"^{SWITCH}: FBOSS's LLDP is not read"):
+        t.lldp(switch)

@@ -1,6 +1,6 @@
 """The SSH transports (SONiC's, OpenSM's) against a stand-in `ssh` that keeps a switch's state in a folder (no SONiC
-and no subnet manager run here): what they send where, the health check, rollback, drift, and errors with every
-secret value masked.  Each is registered by its own NOS package for deploy mode `live`."""
+and no subnet manager run here): what they send where, the health check, rollback, drift, what `teton verify live`
+reads, and errors with every secret value masked.  Each is registered by its own NOS package for deploy mode `live`."""
 
 from __future__ import annotations
 
@@ -13,10 +13,12 @@ import pytest
 from teton.deploy.inputs import SUBNET_MANAGER
 from teton.deploy.provider import Provider
 from teton.findings import TetonError
+from teton.targets.cabling.lldp import Seen, parse_data
 from teton.targets.opensm.transport import SubnetManagerSsh
 from teton.targets.sonic.transport import SonicSshTransport
 from teton.targets.transports import (
     Device,
+    Reader,
     TransportSettings,
     register_transport,
     resolve_files,
@@ -57,6 +59,10 @@ elif cmd == "sudo vtysh -c 'show running-config'":
     print("Building configuration...\\n\\nCurrent configuration:\\n" + read("frr"), end="")
 elif cmd == "sudo vtysh -c 'show bgp summary json'":
     print(read("summary", "{{}}"), end="")
+elif cmd.startswith(("sudo vtysh -c 'show ip route ", "sudo vtysh -c 'show ipv6 route ")):
+    print(read("route_" + cmd.split()[6].replace("/", "_"), "{{}}"), end="")
+elif cmd == "docker exec lldp lldpctl -f json":
+    print(read("lldp", "{{}}"), end="")
 elif "sudo tee /etc/opensm/" in cmd:
     write(cmd.split("sudo tee /etc/opensm/")[1].split()[0], data)
 """
@@ -171,3 +177,40 @@ def test_the_provider_pushes_a_subnet_manager_through_the_registry(ssh):
     assert set(out) == {"digest"}
     assert [cmd.split(" && ")[-1] for _, cmd, _ in log(state)] == [
         "sudo tee /etc/opensm/opensm.conf >/dev/null", "sudo systemctl restart opensm-mlx5_0-1.service"]
+
+
+def test_sonic_reads_frr_peers_the_installed_next_hops_of_one_route_and_lldpctl(ssh, lab_fabric):
+    """What `teton verify live` reads from a SONiC switch over SSH: FRR's Established peers of both families, the
+    next hops FRR installed for exactly a prefix (FRR answers a longest match: another prefix's route is none), and
+    lldpd's `lldpctl -f json` in the lldp container, as `teton verify cabling` reads it."""
+    command, state = ssh
+    device = Device(SWITCH, "sonic", {}, "192.0.2.1/24", lab_fabric)
+    t = SonicSshTransport(SECRETS, user="ops", ssh=command)
+    assert isinstance(t, Reader)
+    (state / "192.0.2.1.summary").write_text(json.dumps({
+        "ipv4Unicast": {"peers": {"10.1.0.0": {"state": "Established"}, "10.1.0.2": {"state": "Connect"}}},
+        "ipv6Unicast": {"peers": {"fd00:0:0:2::2": {"state": "Established"}}}}))
+    assert t.established_peers(device) == {"10.1.0.0", "fd00:0:0:2::2"}
+    route = {"10.0.0.32/27": [{"prefix": "10.0.0.32/27", "protocol": "bgp", "selected": True, "installed": True,
+                               "nexthops": [{"ip": "10.1.0.0", "fib": True, "active": True},
+                                            {"ip": "10.1.0.2", "fib": True, "active": True},
+                                            {"ip": "10.1.0.4", "active": True}]},       # not installed
+                              {"prefix": "10.0.0.32/27", "protocol": "static", "nexthops": [{"ip": "x", "fib": True}]}]}
+    (state / "192.0.2.1.route_10.0.0.32_27").write_text(json.dumps(route))
+    (state / "192.0.2.1.route_10.0.0.64_27").write_text(json.dumps({"10.0.0.0/16": route["10.0.0.32/27"]}))
+    assert t.nexthops(device, "10.0.0.32/27") == 2
+    assert t.nexthops(device, "10.0.0.64/27") == 0
+    assert t.nexthops(device, "fd00:1::/64") == 0
+    assert [cmd for _, cmd, _ in log(state)][-3:] == [
+        "sudo vtysh -c 'show ip route 10.0.0.32/27 json'", "sudo vtysh -c 'show ip route 10.0.0.64/27 json'",
+        "sudo vtysh -c 'show ipv6 route fd00:1::/64 json'"]
+    seen = {"lldp": {"interface": [{"Ethernet48": {"chassis": {"z01-ctsw01": {"id": {"type": "mac", "value": "x"}}},
+                                                  "port": {"id": {"type": "local", "value": "Ethernet3/1/1"}}}}]}}
+    (state / "192.0.2.1.lldp").write_text(json.dumps(seen))
+    assert parse_data(t.lldp(device), SWITCH) == [Seen("Ethernet48", "z01-ctsw01", "Ethernet3/1/1")]
+    (state / "192.0.2.1.summary").write_text("% bgpd is not running")
+    with pytest.raises(TetonError, match=rf"^{SWITCH}: `sudo vtysh -c 'show bgp summary json'` did not answer JSON"):
+        t.established_peers(device)
+    (state / "fail").write_text("show bgp summary")
+    with pytest.raises(TetonError, match=rf"^{SWITCH}: `sudo \.\.\.` failed \(rc 3\)"):
+        t.established_peers(device)

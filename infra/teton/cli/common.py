@@ -107,6 +107,25 @@ def progress(label: str, enabled: bool = True) -> Iterator[Any]:
         yield None
 
 
+@contextmanager
+def progress_bar(label: str, enabled: bool = True) -> Iterator[Callable[[str, int, int], None] | None]:
+    """A progress bar on stderr while many devices are asked (only on a terminal): what it yields takes (what is
+    being done, steps done, steps in all), from any thread; None when nothing is shown."""
+    if not (enabled and err.is_terminal):
+        yield None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=err, transient=True) as bar:
+        task = bar.add_task(label, total=None)
+
+        def step(what: str, done: int, total: int) -> None:
+            bar.update(task, description=f"{label}: {what}", completed=done, total=total)
+
+        yield step
+
+
 def render_cache(no_cache: bool) -> RenderCache | None:
     """The render cache the environment names, or None with --no-cache."""
     from teton.pipeline.cache import RenderCache

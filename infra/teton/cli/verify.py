@@ -1,7 +1,8 @@
 """`teton verify` and `teton ib verify`: a build checked against what runs.
 
-`verify` is a group whose subcommands check a build: `routing` (the routing proven from the rendered switch configs)
-and `cabling` (the wiring, from LLDP).  A plain `teton verify BUILD ...` (no subcommand name first) runs the group's
+`verify` is a group whose subcommands check a build: `routing` (the routing proven from the rendered switch configs),
+`cabling` (the wiring, from LLDP) and `live` (every promise of the design asked of the running devices, on the twin
+or live).  A plain `teton verify BUILD ...` (no subcommand name first) runs the group's
 default subcommand, `routing` (`DefaultGroup.default`), so `teton verify BUILD` is `teton verify routing BUILD`.
 `ib verify` compares an ibnetdiscover dump with an InfiniBand spec's topology.
 """
@@ -10,12 +11,16 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 from rich.markup import escape
 
-from teton.cli.common import SPEC_TIMEOUT, bad_input, echo_json, err, out, progress
+from teton.cli.common import SPEC_TIMEOUT, bad_input, echo_json, err, out, progress, progress_bar, twin_call
 from teton.findings import Finding, SpecError, TetonError
+
+if TYPE_CHECKING:
+    from teton.verify.live_report import LiveReport
 
 
 class DefaultGroup(click.Group):
@@ -31,7 +36,8 @@ class DefaultGroup(click.Group):
 
 @click.group(cls=DefaultGroup)
 def verify() -> None:
-    """Check a build against what the fabric shows: `verify cabling BUILD --lldp DIR` (the wiring, from LLDP)."""
+    """Check a build against what the fabric shows: `verify cabling BUILD --lldp DIR` (the wiring, from LLDP),
+    `verify live BUILD [--twin NAME]` (every promise asked of the running devices)."""
 
 
 @verify.command("routing")
@@ -149,6 +155,49 @@ def verify_cabling(build: str, lldp_dir: str, as_json: bool) -> None:
         gaps = f"; {len(report.not_collected):,} devices not collected" if report.not_collected else ""
         err.print(f"{escape(str(lldp_dir))}: {report.as_designed:,} of {report.ports:,} ports of "
                   f"{report.devices:,} devices see their designed neighbour; {state}{gaps}")
+    if not report.ok:
+        sys.exit(1)
+
+
+@verify.command("live")
+@click.argument("build", type=click.Path(file_okay=False))
+@click.option("--twin", "twin_name", metavar="NAME", help="ask the twin NAME running BUILD (`teton twin up`; root), "
+              "not the live devices")
+@click.option("--only", metavar="ROLE", help="only the switches of ROLE (rtsw, ctsw, atsw, fe-rsw, fsw, ssw): their "
+              "sessions, ECMP widths and LLDP; no pings")
+@click.option("--set", "settings", multiple=True, metavar="KEY=VALUE", help="a live transport's setting, as a "
+              "deploy's stack config gives it (repeatable): eapiPort=443, eapiVerify=CA.pem|false, fbossBgpSummary=...")
+@click.option("--json", "as_json", is_flag=True, help="the report as JSON")
+def verify_live(build: str, twin_name: str | None, only: str | None, settings: tuple[str, ...],
+                as_json: bool) -> None:
+    """Ask BUILD's running switches and servers what its design promises: every switch's BGP sessions (each one down
+    named by its peer), ECMP widths towards the other racks, LLDP neighbours by cable id, same-rail and front-end
+    pings; each through its NOS's transport (eAPI, SSH) or the twin's.  Credentials from TETON_SECRET_eapi_user,
+    _eapi_password, _ssh_user.  Exit 1 when a promise is broken or a device does not answer, 2 on bad input."""
+    from teton.deploy.live import verify_build_live
+
+    with bad_input(as_json):
+        config = {}
+        for setting in settings:
+            key, eq, value = setting.partition("=")
+            if not eq or not key:
+                raise TetonError(f"--set {setting!r}: give KEY=VALUE")
+            config[key] = value
+    with progress_bar("asking the devices") as step:
+        def run() -> LiveReport:
+            return verify_build_live(Path(build), twin_name, only, config=config, progress=step)
+
+        if twin_name is not None:          # root; the twin's own failure (lldpd, a namespace) exits 1
+            report = twin_call(run, as_json)
+        else:
+            with bad_input(as_json):
+                report = run()
+    if as_json:
+        echo_json(report.to_json())
+    else:
+        for line in report.lines():
+            out.print(escape(line))
+        err.print(escape(report.summary()))
     if not report.ok:
         sys.exit(1)
 

@@ -1,7 +1,10 @@
 """The twin transport: how a switch's rendered files reach the digital twin (`teton twin up`), for any NOS with a
 read-back.  A switch's own frr.conf (SONiC, and any NOS whose bgpd is FRR) or, for a NOS that cannot run here, the FRR
 spelling of the routing its files read back into, goes into its twin FRR with frr-reload (`teton.frr.vtysh`).
-Registered for every NOS of deploy mode `twin` (`deploy/modes.py`).
+Registered for every NOS of deploy mode `twin` (`deploy/modes.py`).  For `teton verify live` it is also every twin
+switch's `Reader` and every server's `Pinger`: what `teton twin verify` asks (bgpd's sessions over its vty socket, the
+kernel's next hops, pings in a server's namespace), and LLDP from lldpd in every namespace (`teton.twin.lldp`, as
+`teton twin lldp` starts and collects it, once per transport, settled to the cables as they lie now).
 
 The interface every transport has (`Device`, `Transport`) and the live transports are below the deploy layer:
 `teton.targets.transports` and each NOS's own package (`teton.targets.<nos>.transport`).
@@ -9,6 +12,7 @@ The interface every transport has (`Device`, `Transport`) and the live transport
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -19,7 +23,7 @@ from teton.findings import TetonError
 from teton.frr import vtysh as frr_push
 from teton.secrets import mask, resolve
 from teton.targets import BuildFiles
-from teton.targets.transports import Device, Transport, device_promise
+from teton.targets.transports import Device, NotObserved, Transport, device_promise
 
 __all__ = ["TWIN_CHECK_ECMP", "Device", "Transport", "TwinTransport", "twin_frr_conf"]
 
@@ -50,6 +54,9 @@ class TwinTransport:
         self.name = twin
         self.secrets = dict(secrets)
         self.twin = load_twin(twin)
+        self._lock = threading.Lock()
+        self._lldp: dict[str, Any] | None = None
+        self.lldp_settled: bool | None = None      # whether lldpd's view matched the cables (None: not collected)
 
     def _dir(self, device: Device) -> Path:
         if device.name not in set(self.twin.switches):
@@ -92,6 +99,32 @@ class TwinTransport:
     def drift(self, device: Device) -> list[str]:
         running = frr_push.running_config(self._dir(device))
         return [self.masked(x) for x in frr_push.delta(running, self._config(device), hostname=device.name).lines()]
+
+    # -------------------------------------------------------------------------------- reads (`teton verify live`)
+
+    def established_peers(self, device: Device) -> frozenset[str]:
+        self._dir(device)
+        return frozenset(self.twin.established_peers(self.twin.bgp_summary(device.name)))
+
+    def nexthops(self, device: Device, prefix: str) -> int:
+        self._dir(device)
+        return self.twin.kernel_nexthops(device.name, prefix)
+
+    def lldp(self, device: Device) -> Any:
+        """What lldpd in the device's namespace sees, from one collection of every namespace's (lldpd started where
+        it does not run yet), made at the first call."""
+        from teton.twin import lldp as twin_lldp
+
+        with self._lock:
+            if self._lldp is None:
+                twin_lldp.start(self.twin)
+                self._lldp, _, self.lldp_settled = twin_lldp.collect(self.twin)
+        if device.name not in self._lldp:
+            raise NotObserved(f"{device.name}: no lldpd of twin {self.name!r} speaks for it")
+        return self._lldp[device.name]
+
+    def reaches(self, host: Device, src: str, dst: str) -> bool:
+        return self.twin.ping(host.name, src, dst, count=1, timeout=1.0)
 
 
 TWIN_CHECK_ECMP = 64   # ECMP widths a switch's health check on the twin probes (towards other racks)

@@ -66,6 +66,16 @@ def established_peers(summary: dict[str, Any]) -> set[str]:
     return peers
 
 
+def route_nexthops(answer: dict[str, Any], prefix: str) -> int:
+    """The next hops FRR has installed for exactly `prefix`, from a ``show ip[v6] route PREFIX json`` (FRR answers
+    the longest match: another prefix's route counts as none): those of the selected route marked `fib`, or `active`
+    where no next hop says `fib`."""
+    entries = [e for e in answer.get(prefix) or [] if isinstance(e, dict) and e.get("selected")]
+    hops = [h for e in entries for h in e.get("nexthops") or [] if isinstance(h, dict)]
+    key = "fib" if any("fib" in h for h in hops) else "active"
+    return sum(1 for h in hops if h.get(key))
+
+
 def wait_established(sockets: dict[str, Path], expected: dict[str, int], timeout: float) -> float:
     """Poll bgpd vty sockets (name -> path) until each has exactly `expected[name]` Established peers, all seen in
     one round; seconds taken.  TimeoutError names the laggards ("name: seen/expected", -1: no answer)."""

@@ -15,11 +15,15 @@ target's name and returns what its resource needs (OpenSM: `push(hosts, config_d
 | live | sonic | SSH: `config replace` of config_db.json, frr-reload of frr.conf (`targets.sonic.transport`) |
 | live | opensm | SSH: the subnet manager's files to its hosts, OpenSM restarted (`targets.opensm.transport`) |
 | live | fboss | SSH: agent.conf, bgpcpp.conf placed atomically, agent and BGP++ reloaded (`targets.fboss.transport`) |
+| live | host | SSH: a server pings (`targets.hosts.transport`; `teton verify live` only) |
 
 What they share is here: the `Device` a transport is handed, the `Transport` interface, `resolve_files` (a device's
 files with its secrets spelled as its NOS expects) and the live health check (`live_check`: the sessions the design
-promises, `teton.expect`).  The SSH client both SSH transports use is `teton.targets.ssh`; secret values are masked with
-`teton.secrets.mask`.  Snapshots hold resolved text and live only in the provider's memory.
+promises, `teton.expect`).  `teton verify live` reads running switches through the same transports: a switch's
+transport is also a `Reader` (its Established peers, its next hops to a prefix, its LLDP neighbours), a server's a
+`Pinger`; a read one cannot make raises `NotObserved`.  The SSH client both SSH transports use is
+`teton.targets.ssh`; secret values are masked with `teton.secrets.mask`.  Snapshots hold resolved text and live only in
+the provider's memory.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from teton.buildfolder import device_of, device_path
 from teton.fabric.model import Fabric
@@ -86,6 +90,38 @@ class Transport(Protocol):
 
     def drift(self, device: Device) -> list[str]:
         """What the device runs that differs from its files (lines; secret values masked)."""
+
+
+class NotObserved(TetonError):
+    """A read a transport does not make (FBOSS's routes and LLDP): reported as not observed, neither kept nor
+    broken."""
+
+
+@runtime_checkable
+class Reader(Protocol):
+    """What a running switch shows, read through its transport (`teton verify live`)."""
+
+    def established_peers(self, device: Device) -> frozenset[str]:
+        """The addresses of its Established BGP peers, every family; TetonError when it does not answer."""
+        ...
+
+    def nexthops(self, device: Device, prefix: str) -> int:
+        """The next hops of its route to exactly `prefix` (0: none); NotObserved when its transport cannot say."""
+        ...
+
+    def lldp(self, device: Device) -> Any:
+        """What its ports see over LLDP, as its NOS prints it as JSON (`lldpctl -f json`, EOS `show lldp neighbors`),
+        which `teton.targets.cabling.lldp` reads; NotObserved when its transport cannot say."""
+        ...
+
+
+@runtime_checkable
+class Pinger(Protocol):
+    """How a server is asked to ping (`teton verify live`'s same-rail and front-end probes)."""
+
+    def reaches(self, host: Device, src: str, dst: str) -> bool:
+        """True if `dst` answers a ping from `host`'s address `src`; TetonError when the host does not answer."""
+        ...
 
 
 TransportFactory = Callable[[TransportSettings], Any]

@@ -106,8 +106,9 @@ def configure_interfaces(plan: TwinPlan, ns: dict[str, str], node_dir: Callable[
 def recable(old: Iterable[TwinLink], new: Iterable[TwinLink], nodes: dict[str, TwinNode], ns: dict[str, str]
             ) -> list[str]:
     """Pull the cables `old` (their veth pairs deleted) and lay `new` between the same interfaces: each new pair
-    gets its ends' MTU and addresses back and is set up; a server's static routes over them are replaced (its
-    source rules name no interface and stay)."""
+    gets its ends' MTU and addresses back and is set up; then, once both ends of every new pair are up (a route via a
+    gateway on a link without carrier is refused), a server's static routes over them are replaced (its source rules
+    name no interface and stay)."""
     new = list(new)
     ends = [(link.a_node, link.a_if) for link in old]
     dels = [(ns[n], f"link del dev {linux_ifname(i)}\n") for n, i in ends]
@@ -124,17 +125,19 @@ def recable(old: Iterable[TwinLink], new: Iterable[TwinLink], nodes: dict[str, T
         touched.setdefault(link.b_node, []).append(link.b_if)
     batches = []
     for name, ports in sorted(touched.items()):
-        node = nodes[name]
         lines = []
-        for itf in (i for i in node.interfaces if i.name in ports):
+        for itf in (i for i in nodes[name].interfaces if i.name in ports):
             dev = linux_ifname(itf.name)
             lines += [f"addr add {a} dev {dev}" + (" nodad" if ":" in a else "") for a in itf.addresses]
             lines.append(f"link set dev {dev} up")
-        if node.routes or node.source_routes:
-            lines += route_lines(node, rules=False).splitlines()
         batches.append((ns[name], "\n".join(lines) + "\n"))
-    results = run_all([["ip", "-n", n, "-batch", "-"] for n, _ in batches], [b for _, b in batches])
-    return [f"{n}: {r.stderr.strip()}" for (n, _), r in zip(batches, results, strict=True) if r.returncode]
+    routed = [(ns[name], route_lines(nodes[name], rules=False)) for name in sorted(touched)
+              if nodes[name].routes or nodes[name].source_routes]
+    for step in (batches, routed):
+        results = run_all([["ip", "-n", n, "-batch", "-"] for n, _ in step], [b for _, b in step])
+        if bad := [f"{n}: {r.stderr.strip()}" for (n, _), r in zip(step, results, strict=True) if r.returncode]:
+            return bad
+    return []
 
 
 def route_lines(node: TwinNode, rules: bool = True) -> str:

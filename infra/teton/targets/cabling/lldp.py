@@ -114,6 +114,12 @@ def parse(text: str, path: str) -> list[Seen]:
         data = json.loads(text)
     except (ValueError, RecursionError) as exc:
         raise LldpError(path, "", f"is not JSON: {exc}") from None
+    return parse_data(data, path)
+
+
+def parse_data(data: Any, path: str) -> list[Seen]:
+    """What one device's LLDP JSON, already read (a transport's answer: `teton verify live`), says its ports see;
+    `path` names it in an error."""
     if isinstance(data, list):
         return _rows(data, path, "")
     if not isinstance(data, dict):

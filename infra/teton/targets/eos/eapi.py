@@ -6,7 +6,11 @@ What a deploy uses, and nothing more:
   fails, ``configure session S`` + ``abort`` so the running config is untouched, and EapiError says which line.
 - `running_config()`: ``show running-config`` as text (what a rollback pushes back).
 - `session_diff(text)`: the same session without a commit: ``show session-config diffs``, then abort (drift).
-- `established_peers()`: ``show ip bgp summary`` and ``show ipv6 bgp summary`` (JSON), Established peers counted.
+- `established_peers()`: ``show ip bgp summary`` and ``show ipv6 bgp summary`` (JSON), Established peers counted;
+  `peers()` the same peers' addresses.
+- `route_vias(prefix)`: ``show ip route PREFIX`` (``show ipv6 route`` for IPv6) as JSON, the vias of the route to
+  exactly that prefix (EOS answers the longest match; another prefix's route counts as none).
+- `lldp_neighbors()`: ``show lldp neighbors`` as JSON (`{"lldpNeighbors": [...]}`, as `teton verify cabling` reads it).
 
 No EOS runs on this machine: tests/targets/test_eos_eapi.py runs this client against a local HTTPS endpoint that
 implements these calls (tests/targets/eapi_endpoint.py), not against a switch.
@@ -112,9 +116,22 @@ class EapiClient:
         return str(result[-1].get("output", ""))
 
     def established_peers(self) -> int:
+        return len(self.peers())
+
+    def peers(self) -> frozenset[str]:
+        """The addresses of the Established BGP peers, IPv4 and IPv6, in every VRF."""
         result = self.run(["enable", "show ip bgp summary", "show ipv6 bgp summary"])
-        peers = 0
-        for summary in result[1:]:
-            for vrf in (summary.get("vrfs") or {}).values():
-                peers += sum(1 for p in (vrf.get("peers") or {}).values() if p.get("peerState") == "Established")
-        return peers
+        return frozenset(address for summary in result[1:] for vrf in (summary.get("vrfs") or {}).values()
+                         for address, p in (vrf.get("peers") or {}).items() if p.get("peerState") == "Established")
+
+    def route_vias(self, prefix: str) -> int:
+        """The vias (next hops) of the default VRF's route to exactly `prefix`; 0 when it has none."""
+        family = "ipv6" if ":" in prefix else "ip"
+        answer = self.run(["enable", f"show {family} route {prefix}"])[-1]
+        routes = ((answer.get("vrfs") or {}).get("default") or answer).get("routes") or {}
+        route = routes.get(prefix) or {}
+        return len(route.get("vias") or [])
+
+    def lldp_neighbors(self) -> Any:
+        """``show lldp neighbors`` as EOS's JSON."""
+        return self.run(["enable", "show lldp neighbors"])[-1]

@@ -1,7 +1,8 @@
 """EOS's live transport: the whole startup-config over eAPI (`teton.targets.eos.eapi`) in a configure session,
-committed, or aborted with the running config untouched.  Registered by the package for deploy mode `live`
-(`teton.targets.transports`); stack config `teton:eapiPort` (443) and `teton:eapiVerify` (a CA file, or `false`),
-secrets `eapi_user` (admin) and `eapi_password`."""
+committed, or aborted with the running config untouched; and what a switch shows, read over eAPI for `teton verify
+live` (`Reader`: its Established peers, the vias of a route, `show lldp neighbors`).  Registered by the package for
+deploy mode `live` (`teton.targets.transports`); stack config `teton:eapiPort` (443) and `teton:eapiVerify` (a CA
+file, or `false`), secrets `eapi_user` (admin) and `eapi_password`."""
 
 from __future__ import annotations
 
@@ -46,6 +47,15 @@ class EosTransport:
 
     def drift(self, device: Device) -> list[str]:
         return self._client(device).session_diff(self._startup(device), masked=self.secrets)
+
+    def established_peers(self, device: Device) -> frozenset[str]:
+        return self._client(device).peers()
+
+    def nexthops(self, device: Device, prefix: str) -> int:
+        return self._client(device).route_vias(prefix)
+
+    def lldp(self, device: Device) -> Any:
+        return self._client(device).lldp_neighbors()
 
 
 def live_transport(s: TransportSettings) -> EosTransport:

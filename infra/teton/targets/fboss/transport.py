@@ -8,8 +8,13 @@ Stack config (every key optional; the defaults are FBOSS's paths, the commands a
 wedge_agent: it reads its config again without a restart), `fbossBgpReload` (restart bgpd), `fbossBgpSummary` (a
 command printing BGP++'s peers as JSON: the health check counts those Established).  Secret `ssh_user` (admin).
 
+For `teton verify live` (`Reader`) it reads only BGP++'s Established peers, from the same summary (each peer's address
+under a key such as `peer_addr`, or the key the peer is listed under); the next hops of a route and LLDP (the agent's,
+`fboss2 show lldp`) are not read: they are reported as not observed (`NotObserved`).
+
 Not exercised against a switch (FBOSS does not run here): tests/targets/test_fboss_transport.py runs it against the
-stand-in `ssh` of the SSH transports' tests, which keeps the switch's files in a folder.
+stand-in `ssh` of the SSH transports' tests, which keeps the switch's files in a folder; the summary's JSON there is
+the stand-in's shape, not one taken from a running BGP++.
 """
 
 from __future__ import annotations
@@ -21,15 +26,17 @@ from collections.abc import Mapping
 from typing import Any
 
 from teton.buildfolder import device_path
+from teton.findings import TetonError
 from teton.secrets import mask
 from teton.targets.ssh import Ssh
-from teton.targets.transports import Device, TransportSettings, live_check, resolve_files
+from teton.targets.transports import Device, NotObserved, TransportSettings, live_check, resolve_files
 
 AGENT_CONF, BGP_CONF = "/etc/coop/agent.conf", "/etc/coop/bgpcpp/bgpcpp.conf"
 AGENT_RELOAD = "sudo systemctl kill --signal=HUP wedge_agent"
 BGP_RELOAD = "sudo systemctl restart bgpd"
 BGP_SUMMARY = "sudo fboss2 show bgp summary --fmt json"
 NEW, PREV = ".teton-new", ".teton-prev"
+ADDRESS_KEYS = ("peer_addr", "peer_address", "peeraddr", "peer_ip", "remote_addr", "address", "peer")
 
 
 def established(summary: Any) -> int:
@@ -42,6 +49,19 @@ def established(summary: Any) -> int:
             return int(state.lower() == "established")
         return sum(established(v) for v in summary.values())
     return 0
+
+
+def established_addresses(summary: Any, key: str = "") -> list[str]:
+    """The addresses of the peers `established` counts: each peer's address field, else the key it is listed under
+    ("" when neither names it)."""
+    if isinstance(summary, list):
+        return [a for x in summary for a in established_addresses(x, key)]
+    if isinstance(summary, dict):
+        if established(summary) and any(k.lower() in ("state", "peer_state", "session_state") for k in summary):
+            return [next((str(v) for k, v in summary.items() if k.lower() in ADDRESS_KEYS and isinstance(v, str)),
+                         key)]
+        return [a for k, v in summary.items() for a in established_addresses(v, str(k))]
+    return []
 
 
 class FbossSshTransport:
@@ -90,6 +110,20 @@ class FbossSshTransport:
             return established(json.loads(self._run(device, self.summary) or "[]"))
 
         return live_check(device, count, timeout)
+
+    def established_peers(self, device: Device) -> frozenset[str]:
+        try:
+            summary = json.loads(self._run(device, self.summary) or "[]")
+        except ValueError:
+            raise TetonError(f"{device.name}: `{self.summary}` did not answer JSON") from None
+        found = established_addresses(summary)
+        return frozenset(a or f"(unnamed peer {i})" for i, a in enumerate(found))
+
+    def nexthops(self, device: Device, prefix: str) -> int:
+        raise NotObserved(f"{device.name}: FBOSS's routes are not read (no route read call)")
+
+    def lldp(self, device: Device) -> Any:
+        raise NotObserved(f"{device.name}: FBOSS's LLDP is not read (no LLDP read call)")
 
     def drift(self, device: Device) -> list[str]:
         """Lines of a diff of what runs against the rendered files (both read as JSON, so formatting is no drift)."""

@@ -24,6 +24,7 @@ from teton.targets.base import (
     RenderContext,
     Target,
 )
+from teton.targets.transports import register_transport
 
 PATH = "hosts/backend.json"
 
@@ -83,3 +84,4 @@ class HostsTarget(Target):
 
 
 TARGET = HostsTarget()
+register_transport("live", "host", "teton.targets.hosts.transport:live_transport")   # `teton verify live`'s pings

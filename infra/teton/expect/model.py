@@ -1,33 +1,18 @@
-"""What the design promises a running fabric shows, under any failures: sessions per switch, ECMP width per
-destination, same-rail reachability over the backend, and, where the cluster has a front end, every GPU host reaching
-every storage server and service host over it.  One definition, checked by the twin's verify, deploy's health checks
-and gates.
-
-All of it is computed from the Fabric of a build, never from the spec.
-
-eBGP with RFC 7938 ASNs routes valley-free (up some tiers, then down) on shortest AS paths, and with multipath every
-equal shortest path is used.  So the expected next hops of switch x towards rack switch t are the links to alive
-neighbours on a shortest valley-free path, computed here on the Fabric with failed devices and links removed.  The
-routed networks are the RoCE backend and the front end (both eBGP on RFC 7938 tiers); they share no link, so one model
-holds both and a switch's probes stay inside its own network.
-
-`promise(fabric, failures, sampling)` gives what to check (a `Promise`); `check(promise, observer)` asks an `Observer`
-(the twin, a live switch) what it shows and returns the differences (a `Report`).  Sampling is a parameter: the twin's
-verify and a deploy gate check the same things through the same functions, on more or fewer probes.
-"""
+"""What the design promises (`promise`): the routed switches' sessions, ECMP widths under failures (`EcmpModel`:
+valley-free shortest paths with RFC 7938's shared ASNs), same-rail pings and front-end reach, sampled; the rack pairs a
+failure costs paths (`lost_paths`).  Computed from the Fabric of a build, never from the spec (`teton.expect`)."""
 
 from __future__ import annotations
 
 import itertools
 import random
-import time
 from collections.abc import Callable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
-from typing import Any, Protocol
+from typing import Any
 
+from teton.fabric.intent import Neighbor
 from teton.fabric.model import Fabric, Interface
 from teton.fabric.roles import role, server_link_kinds, tier_levels
 
@@ -156,7 +141,8 @@ class Sampling:
 class Promise:
     """What a running fabric must show: Established sessions per switch, ECMP widths, same-rail reachability
     (`pings_total`: how many same-rail pairs there are in all, of which `pings` is the sample), and the front end's
-    reachability from GPU hosts to storage and service hosts (`reach` of `reach_total`)."""
+    reachability from GPU hosts to storage and service hosts (`reach` of `reach_total`).  `peers` names each
+    switch's sessions (`expected_peers`): an observer that reads peer addresses says which are down."""
 
     sessions: dict[str, int]
     ecmp: tuple[EcmpProbe, ...]
@@ -164,6 +150,7 @@ class Promise:
     pings_total: int
     reach: tuple[PingProbe, ...] = ()
     reach_total: int = 0
+    peers: Mapping[str, tuple[Neighbor, ...]] = field(default_factory=dict)
 
 
 def ecmp_probes(fabric: Fabric, sample: int, sources: Sequence[str] | None = None) -> list[tuple[str, str]]:
@@ -196,9 +183,10 @@ def expected_ecmp(fabric: Fabric, failures: Failures, pairs: Sequence[tuple[str,
     return tuple(out)
 
 
-def expected_sessions(fabric: Fabric, switches: Sequence[str], failures: Failures = NO_FAILURES) -> dict[str, int]:
-    """Established sessions each alive switch of `switches` should have: one per family per alive link to a switch,
-    as the design's routing intent lists them."""
+def expected_peers(fabric: Fabric, switches: Sequence[str],
+                   failures: Failures = NO_FAILURES) -> dict[str, tuple[Neighbor, ...]]:
+    """The sessions each alive switch of `switches` should have Established, as its routing intent lists them (one
+    per family per alive link to a switch): each with the peer's address, device and port."""
     model = failures.model(fabric)
     failed_links = {frozenset(x) for x in failures.links}
     out = {}
@@ -208,8 +196,13 @@ def expected_sessions(fabric: Fabric, switches: Sequence[str], failures: Failure
             continue
         up = {i.name for i in d.interfaces if i.peer in model.alive
               and frozenset({f"{name}:{i.name}", f"{i.peer}:{i.peer_port}"}) not in failed_links}
-        out[name] = sum(1 for n in d.routing.neighbors if n.interface in up)
+        out[name] = tuple(n for n in d.routing.neighbors if n.interface in up)
     return out
+
+
+def expected_sessions(fabric: Fabric, switches: Sequence[str], failures: Failures = NO_FAILURES) -> dict[str, int]:
+    """How many sessions each alive switch of `switches` should have Established (`expected_peers`)."""
+    return {name: len(peers) for name, peers in expected_peers(fabric, switches, failures).items()}
 
 
 def _attached(failures: Failures, cut: AbstractSet[frozenset[str]], host: str, interface: Interface) -> bool:
@@ -305,111 +298,5 @@ def promise(fabric: Fabric, switches: Sequence[str], failures: Failures = NO_FAI
     pings, total = same_rail_pairs(fabric, max(0, sampling.pings), failures)
     reach, reach_total = frontend_pairs(fabric, max(0, sampling.reach), failures)
     ecmp = expected_ecmp(fabric, failures, ecmp_probes(fabric, sampling.ecmp, sampling.ecmp_from))
-    return Promise(expected_sessions(fabric, switches, failures), ecmp, pings, total, reach, reach_total)
-
-
-# ------------------------------------------------------------------------------------------------------ checking
-
-class Observer(Protocol):
-    """What a running fabric shows (the twin, a live switch): each question is one probe."""
-
-    def established(self, switch: str) -> int:
-        """Established BGP peers of `switch`; -1 if it does not answer."""
-        ...
-
-    def nexthops(self, switch: str, prefix: str) -> int:
-        """Next hops the kernel of `switch` has for exactly `prefix` (0: no route)."""
-        ...
-
-    def reaches(self, probe: PingProbe) -> bool:
-        """True if the ping of `probe` is answered."""
-        ...
-
-
-@dataclass(frozen=True)
-class SessionMismatch:
-    switch: str
-    established: int      # -1: the switch's bgpd did not answer
-    expected: int
-
-
-@dataclass(frozen=True)
-class EcmpMismatch:
-    probe: EcmpProbe
-    got: int
-
-
-@dataclass(frozen=True)
-class Report:
-    """How a running fabric compares with a `Promise`: the differences, what was checked, and how long it took."""
-
-    promise: Promise
-    established: int
-    sessions: tuple[SessionMismatch, ...]
-    ecmp: tuple[EcmpMismatch, ...]
-    pings: tuple[PingProbe, ...]            # the failed ones
-    seconds: dict[str, float]               # "sessions", "pings", "reach", "ecmp"
-    reach: tuple[PingProbe, ...] = ()       # the failed front-end pings
-
-    @property
-    def unchecked(self) -> tuple[str, ...]:
-        """What the promise had nothing to probe for."""
-        counts = [("sessions", sum(self.promise.sessions.values())), ("ECMP widths", len(self.promise.ecmp))]
-        if self.promise.pings_total:       # a routed backend with hosts (InfiniBand's rails are not pinged here)
-            counts.insert(1, ("same-rail pings", len(self.promise.pings)))
-        if self.promise.reach_total:       # a cluster with servers on a front end
-            counts.append(("front-end reach", len(self.promise.reach)))
-        return tuple(what for what, n in counts if n == 0)
-
-    @property
-    def ok(self) -> bool:
-        return not self.sessions and not self.ecmp and not self.pings and not self.reach
-
-    def problems(self, named: bool = True) -> list[str]:
-        """One line per difference; `named=False` leaves out the switch (a one-switch check)."""
-        out = []
-        for s in self.sessions:
-            who = f"{s.switch}: " if named else ""
-            if s.established < 0:
-                out.append(f"{who}bgpd does not answer")
-            out.append(f"{who}{max(s.established, 0)}/{s.expected} BGP sessions established")
-        out += [f"{f'{m.probe.switch}: ' if named else ''}{m.got} next hops towards {m.probe.towards} "
-                f"({m.probe.prefix}), the design has {m.probe.width}" for m in self.ecmp]
-        out += [f"{p.host} ({p.src}) does not reach {p.peer} ({p.dst})" for p in self.pings]
-        out += [f"{p.host} ({p.src}) does not reach {p.peer} ({p.dst}) over the front end" for p in self.reach]
-        return out
-
-
-def check(expected: Promise, observer: Observer, parallel: int = 8, sessions_at_least: bool = False) -> Report:
-    """Ask `observer` for every probe of `expected`: sessions, then same-rail and front-end pings, then ECMP widths.
-    A switch must have exactly its expected sessions; with `sessions_at_least`, at least those (a live switch may
-    have peers of its own beside the design's)."""
-    t0 = time.monotonic()
-    got = {sw: observer.established(sw) for sw in expected.sessions}
-    sessions = tuple(SessionMismatch(sw, got[sw], want) for sw, want in expected.sessions.items()
-                     if got[sw] < want or (got[sw] != want and not sessions_at_least))
-    t1 = time.monotonic()
-    with ThreadPoolExecutor(parallel) as pool:
-        reached = list(pool.map(observer.reaches, expected.pings))
-        t2 = time.monotonic()
-        front = list(pool.map(observer.reaches, expected.reach))
-        t2r = time.monotonic()
-        widths = list(pool.map(lambda p: observer.nexthops(p.switch, p.prefix), expected.ecmp))
-    t3 = time.monotonic()
-    return Report(
-        promise=expected, established=sum(max(g, 0) for g in got.values()), sessions=sessions,
-        ecmp=tuple(EcmpMismatch(p, w) for p, w in zip(expected.ecmp, widths, strict=True) if w != p.width),
-        pings=tuple(p for p, ok in zip(expected.pings, reached, strict=True) if not ok),
-        reach=tuple(p for p, ok in zip(expected.reach, front, strict=True) if not ok),
-        seconds={"sessions": t1 - t0, "pings": t2 - t1, "reach": t2r - t2, "ecmp": t3 - t2r})
-
-
-def wait_until_kept(expected: Promise, observer: Observer, timeout: float, interval: float = 0.2,
-                    sessions_at_least: bool = False) -> Report:
-    """`check` again until the fabric keeps `expected` or `timeout` seconds have passed; the last report."""
-    deadline = time.monotonic() + timeout
-    while True:
-        report = check(expected, observer, sessions_at_least=sessions_at_least)
-        if report.ok or time.monotonic() > deadline:
-            return report
-        time.sleep(interval)
+    peers = expected_peers(fabric, switches, failures)
+    return Promise({sw: len(p) for sw, p in peers.items()}, ecmp, pings, total, reach, reach_total, peers)
