@@ -101,6 +101,26 @@ def test_promtool_accepts_the_labs_rules_tests_config_and_designed_series(lab_mo
     check_all(lab_monitoring)
 
 
+def test_the_dcqcn_infiniband_and_fboss_variants_pass_promtool_too(lab_dcqcn_build, lab_ib_build, lab_data,
+                                                                   tmp_path):
+    """With ECN on, the rendered tests exercise TetonEcnMarkingHigh; on InfiniBand and FBOSS, whose switches teton
+    names no exporter for, their ends are marked unmonitored and no test expects them to fire."""
+    from tests.helpers import fboss
+
+    check_all(lab_dcqcn_build / "monitoring")
+    ecn = (lab_dcqcn_build / "monitoring/tests/roce.test.yml").read_text()
+    assert "alertname: TetonEcnMarkingHigh" in ecn and "TetonEcnMarksUndesigned" not in ecn
+    check_all(lab_ib_build / "monitoring")
+    assert 'monitored="false",nos="opensm"' in (lab_ib_build / "monitoring/designed/devices.prom").read_text()
+    fabric = design(load_spec(write_spec(tmp_path, fboss(lab_data))))
+    folder = tmp_path / "fboss"
+    for path, text in TARGET.render(fabric, RenderContext(validate=False)).items():
+        (folder / path).parent.mkdir(parents=True, exist_ok=True)
+        (folder / path).write_text(text)
+    check_all(folder / "monitoring")
+    assert 'monitored="false",nos="fboss"' in (folder / "monitoring/designed/devices.prom").read_text()
+
+
 def test_every_designed_session_and_cable_is_in_the_designed_series_once(lab_monitoring, lab_fabric):
     check_counts(lab_monitoring, lab_fabric)
     devices = parse((lab_monitoring / "designed/devices.prom").read_text())

@@ -95,6 +95,8 @@ class Group:
                 "exp_annotations": {"summary": expand(a.summary, labels, value), "description": a.why}}
 
     def count(self, expr: str, at: int, n: int) -> None:
+        if not n:
+            return            # count() of nothing is no sample, not 0
         self.exprs.append({"expr": f"count({expr})", "eval_time": f"{at}s",
                            "exp_samples": [{"labels": "{}", "value": n}]})
 
