@@ -11,7 +11,7 @@ docs/monitoring.md's.
 
 from __future__ import annotations
 
-import ipaddress
+import socket
 from collections.abc import Iterator
 from typing import NamedTuple
 
@@ -33,7 +33,10 @@ class Series(NamedTuple):
         return f"{series(self.name, self.labels)} {number(self.value)}"
 
     def get(self, label: str) -> str:
-        return dict(self.labels).get(label, "")
+        for name, value in self.labels:
+            if name == label:
+                return value
+        return ""
 
 
 class Family(NamedTuple):
@@ -61,8 +64,10 @@ FAMILIES = (
 
 
 def _address(text: str) -> str:
-    """An address as FRR and gNMI print it (RFC 5952 for IPv6), without a prefix length."""
-    return str(ipaddress.ip_address(text.split("/", 1)[0]))
+    """An address as FRR prints it (inet_ntop: RFC 5952 for IPv6), without a prefix length."""
+    text = text.split("/", 1)[0]
+    family = socket.AF_INET6 if ":" in text else socket.AF_INET
+    return socket.inet_ntop(family, socket.inet_pton(family, text))
 
 
 def build_info(fabric: Fabric) -> Iterator[Series]:
