@@ -213,6 +213,16 @@ def test_a_duration_between_two_evaluations_is_refused_at_its_spec_path(lab_data
     assert "monitoring" in str(err.value) and "multiple of evaluation_interval_s" in str(err.value)
 
 
+def test_the_docs_name_every_alert_and_every_metric_the_rules_read(lab_monitoring):
+    from teton.targets.monitoring.metrics import exporter_names
+
+    doc = (Path(__file__).parents[2] / "docs/monitoring.md").read_text()
+    rules = yaml.safe_load((lab_monitoring / "rules/teton.rules.yml").read_text())
+    alerts = [r["alert"] for g in rules["groups"] for r in g["rules"] if "alert" in r]
+    assert len(alerts) == 17 and [a for a in alerts if f"`{a}`" not in doc] == []
+    assert [m for m in exporter_names() if f"`{m}`" not in doc] == []
+
+
 def test_label_values_are_quoted_and_escaped():
     assert quote('a"b\\c\nd') == '"a\\"b\\\\c\\nd"'
     assert series("m", (("a", 'x"y'),)) == 'm{a="x\\"y"}'

@@ -20,7 +20,6 @@ from teton.targets.monitoring.metrics import DCGM_FIELDS, METRICS, WATCHED_NOS, 
 from teton.targets.monitoring.text import dump_yaml
 
 FRONTEND_NICS = ("host-fersw", "storage-fersw", "service-fersw")
-JOBS = ("teton-designed", "teton-node", "teton-frr", "teton-dcgm", "teton-gnmi")
 
 
 def address(d: Device) -> str | None:

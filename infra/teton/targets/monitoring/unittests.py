@@ -19,7 +19,7 @@ Found = dict[str, list[Series]]
 _END = [x.strip() for x in LINK_END_LABELS.split(",")]
 
 
-def _by(found: Found, name: str, key: str) -> dict[str, list[Series]]:
+def by_label(found: Found, name: str, key: str) -> dict[str, list[Series]]:
     out: dict[str, list[Series]] = {}
     for s in found[name]:
         out.setdefault(s.get(key), []).append(s)
@@ -27,7 +27,7 @@ def _by(found: Found, name: str, key: str) -> dict[str, list[Series]]:
 
 
 def sample_links(found: Found, n: int) -> list[Series]:
-    by_kind = _by(found, "teton_designed_link", "kind")
+    by_kind = by_label(found, "teton_designed_link", "kind")
     return [s for kind in sorted(by_kind) for s in pick(by_kind[kind], n)]
 
 
@@ -228,7 +228,7 @@ def pfc_pause(fabric: Fabric, m: MonitoringIntent, found: Found) -> Group | None
 
 
 def buffers(fabric: Fabric, m: MonitoringIntent, found: Found) -> Group | None:
-    pools = _by(found, "teton_designed_buffer_pool_bytes", "device")
+    pools = by_label(found, "teton_designed_buffer_pool_bytes", "device")
     if not pools:
         return None
     g = Group(fabric, m, f"buffers: a pool at {m.buffer_percent + 1}% of its designed size fires "

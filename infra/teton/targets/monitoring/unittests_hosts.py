@@ -13,7 +13,7 @@ Found = net.Found
 
 
 def mounts(fabric: Fabric, m: MonitoringIntent, found: Found) -> Group | None:
-    by_host = net._by(found, "teton_designed_mount", "device")
+    by_host = net.by_label(found, "teton_designed_mount", "device")
     if not by_host:
         return None
     g = Group(fabric, m, "mounts: a designed mount absent or erroring fires TetonStorageMountDown, a healthy one "
