@@ -263,7 +263,14 @@ def test_the_24k_reference_grows_a_zone_touching_only_the_atsws_and_the_spines(t
 CLUSTER_LISTS = {"fabric.json", "cabling.csv", "manifest.json", "ansible/inventory.yml", "hosts/backend.json",
                  "slurm/topology.conf", "slurm/topology.yaml", "slurm/gres.conf", "slurm/slurm.conf",
                  "kubernetes/node-labels.yaml", "cabling/bom.csv", "cabling/rack-power.csv", "cabling/neighbours.json",
-                 "cabling/topology.dot"}
+                 "cabling/topology.dot",
+                 # monitoring: the designed series, the scrape targets, the subscriptions and the tests' sample (the
+                 # rules, prometheus.yml and dcgm-counters.csv stay the same whatever the cluster's size)
+                 *(f"monitoring/designed/{x}.prom" for x in ("devices", "links", "sessions", "qos", "buffers", "gpus",
+                                                             "mounts")),
+                 *(f"monitoring/tests/{x}.test.yml" for x in ("links", "bgp", "roce", "hosts", "meta")),
+                 *(f"monitoring/targets/{x}.json" for x in ("node", "frr", "dcgm")),
+                 "monitoring/gnmi.yaml", "monitoring/exporters.yaml"}
 
 
 def _render(data: dict[str, Any], folder: Path) -> dict[str, bytes]:

@@ -64,8 +64,8 @@ def frr_target():
 
 
 def test_the_builtin_registry_lists_every_target_package():
-    assert targets.names() == ["ansible", "cabling", "eos", "fabric", "fboss", "hosts", "kubernetes", "opensm",
-                              "slurm", "sonic"]
+    assert targets.names() == ["ansible", "cabling", "eos", "fabric", "fboss", "hosts", "kubernetes", "monitoring",
+                              "opensm", "slurm", "sonic"]
     assert targets.nos_target("sonic").name == "sonic" and targets.nos_target("fboss").name == "fboss"
     assert targets.nos_target("frr") is None
 
@@ -93,7 +93,8 @@ def test_only_renders_the_named_target_and_keeps_the_others(frr_target, frr_spec
     (out / "devices/z01-ctsw01/frr.conf").unlink()
     result = build(frr_spec, out, only=("frr",))
     assert result.rendered == ("frr",)
-    assert set(result.kept) == {"ansible", "cabling", "eos", "fabric", "hosts", "kubernetes", "slurm", "sonic"}
+    assert set(result.kept) == {"ansible", "cabling", "eos", "fabric", "hosts", "kubernetes", "monitoring", "slurm",
+                                "sonic"}
     assert (out / "devices/z01-ctsw01/frr.conf").is_file()
     assert (out / "devices/atsw01/startup-config").read_bytes() == before
     assert validate_rendered(out) == []

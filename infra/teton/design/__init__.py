@@ -20,6 +20,7 @@ from teton.design.infiniband import FRONTEND_BGP, attach_subnet_managers, design
 from teton.design.infiniband import NOS as SUBNET_MANAGED
 from teton.design.management import assign_management, management
 from teton.design.media import optic_rules, resolve_media
+from teton.design.monitoring import monitoring
 from teton.design.policy import policy
 from teton.design.qos import qos
 from teton.design.roce import design_roce
@@ -68,7 +69,8 @@ def _freeze(cluster: Cluster, draft: DraftFabric, sm: SubnetManager | None, room
     links, topology = resolve_media(draft.links, topology, draft.models, plan)
     if isinstance(be, RoceBackend):
         speeds = {i.speed_gbps for d in topology.values() if d.plane == "backend" for i in d.interfaces}
-        backend_qos, backend_policy, bgp, drained = qos(be.qos, speeds), policy(be), be.bgp, set(be.drain)
+        backend_qos, backend_policy, bgp, drained = (qos(be.qos, speeds), policy(be, cluster.monitoring.buffer_percent),
+                                                       be.bgp, set(be.drain))
     limits = maximum_prefixes(cluster, room)
     floors = paths_room(cluster, room)
     protection = session_protection(cluster, topology)
@@ -102,7 +104,7 @@ def _freeze(cluster: Cluster, draft: DraftFabric, sm: SubnetManager | None, room
                   oversubscription_goals=MappingProxyType(dict(draft.oversubscription_goals)),
                   duplicate_names=tuple(draft.duplicate_names), subnet_manager=sm,
                   hosts=host_settings(cluster, devices, backend_qos, sm),
-                  floor=plan)
+                  floor=plan, monitoring=monitoring(cluster.monitoring))
 
 
 def _edge_default(cluster: Cluster) -> bool:

@@ -10,7 +10,8 @@ link state): each flap adds 1,000, the penalty halves every 30 s, the link is he
 falls under 1,500, at most 120 s.
 
 Monitoring: PFC watchdog counters, queue and priority-group watermarks and drops, buffer-pool watermarks, ECN marks,
-and the 80 % buffer alert the operators use.
+and the buffer alert the operators use (the spec's
+`monitoring.buffer_percent`, 80 % as Meta's).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ COUNTER_GROUPS = ("PORT", "QUEUE", "PG_WATERMARK", "QUEUE_WATERMARK", "PFCWD", "
                   "WRED_ECN_QUEUE", "WRED_ECN_PORT")
 
 
-def policy(be: RoceBackend) -> SwitchPolicy:
+def policy(be: RoceBackend, buffer_alert_percent: int = 80) -> SwitchPolicy:
     return SwitchPolicy(
         hashing=Hashing(fields=("SRC_IP", "DST_IP", "IP_PROTOCOL", "L4_SRC_PORT", "L4_DST_PORT"),
                         roce_udp_port=ROCE_UDP_PORT, roce_dqp_bytes=BTH_DEST_QP,
@@ -33,4 +34,5 @@ def policy(be: RoceBackend) -> SwitchPolicy:
                         "destination QP of the BTH where the switch hashes the UDP payload"),
         damping=LinkDamping(half_life_s=30, penalty_per_flap=1000, suppress_threshold=3000, reuse_threshold=1500,
                             max_suppress_s=120),
-        monitoring=Monitoring(counter_groups=COUNTER_GROUPS, buffer_alert_percent=80, queue_monitor_log_s=5))
+        monitoring=Monitoring(counter_groups=COUNTER_GROUPS, buffer_alert_percent=buffer_alert_percent,
+                              queue_monitor_log_s=5))

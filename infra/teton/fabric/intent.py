@@ -257,3 +257,39 @@ class SwitchPolicy:
     hashing: Hashing
     damping: LinkDamping
     monitoring: Monitoring
+
+
+@dataclass(frozen=True, slots=True)
+class MonitoringIntent:
+    """The alerts' thresholds and durations (seconds) and where the exporters listen: the spec's `monitoring:` as
+    the design carries it (`teton.targets.monitoring` spells it as Prometheus rules, docs/monitoring.md)."""
+
+    scrape_interval_s: int
+    evaluation_interval_s: int
+    link_down_for_s: int
+    bgp_down_for_s: int
+    link_flaps: int
+    link_flap_window_s: int
+    port_errors: int
+    port_error_window_s: int
+    pfc_storm_window_s: int
+    pfc_pause_percent: int
+    pfc_pause_window_s: int
+    pfc_pause_for_s: int
+    buffer_percent: int
+    buffer_for_s: int
+    ecn_mark_percent: int
+    ecn_window_s: int
+    ecn_for_s: int
+    optics_margin_db: float
+    optics_for_s: int
+    mount_for_s: int
+    row_remap_for_s: int
+    exporter_down_for_s: int
+    design_missing_for_s: int
+    node_exporter_port: int
+    frr_exporter_port: int
+    dcgm_exporter_port: int
+    designed_at: str
+    gnmi_collector_at: str
+    test_sample: int

@@ -20,7 +20,7 @@ from typing import Any, Literal, NamedTuple
 from teton.catalogue.ports import Port
 from teton.fabric.floor import FloorPlan
 from teton.fabric.hostplan import HostPlan, HostSettings
-from teton.fabric.intent import Buffers, ManagementIntent, Qos, Routing, SwitchPolicy
+from teton.fabric.intent import Buffers, ManagementIntent, MonitoringIntent, Qos, Routing, SwitchPolicy
 from teton.fabric.subnet import SubnetManager
 from teton.spec.model import SwitchModel
 
@@ -121,6 +121,7 @@ class Fabric:
     subnet_manager: SubnetManager | None = None    # InfiniBand: what the subnet manager does (GUIDs are device attrs)
     hosts: HostSettings | None = None              # what every host shares (NCCL, mounts, scheduler)
     floor: FloorPlan | None = None                 # where the racks stand and their power budget (None: defaults)
+    monitoring: MonitoringIntent | None = None     # the alerts' thresholds and durations (None: the defaults)
 
     def by_role(self, role: str) -> list[Device]:
         return [d for d in self.devices.values() if d.role == role]

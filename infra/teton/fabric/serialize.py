@@ -25,7 +25,7 @@ from teton.fabric import subnet
 from teton.fabric.codec import from_json, to_json
 from teton.fabric.floor import FloorPlan
 from teton.fabric.hostplan_json import dump_hosts, load_hosts
-from teton.fabric.intent import Buffers, ManagementIntent, Qos, Routing, SwitchPolicy
+from teton.fabric.intent import Buffers, ManagementIntent, MonitoringIntent, Qos, Routing, SwitchPolicy
 from teton.fabric.model import Device, End, Fabric, Interface, Link
 from teton.findings import TetonError
 from teton.spec.model import SwitchModel
@@ -90,6 +90,8 @@ def dump_fabric(f: Fabric) -> str:
             "duplicate_names": list(f.duplicate_names)}
     if f.floor is not None:
         head["floor"] = to_json(f.floor)
+    if f.monitoring is not None:
+        head["monitoring"] = to_json(f.monitoring)
     if f.subnet_manager is not None:   # InfiniBand only, so a RoCE fabric.json is as it was
         head["subnet_manager"] = subnet.to_json(f.subnet_manager)
     index = {(d.name, i.name): i.ordinal for d in f.devices.values() for i in d.interfaces}
@@ -209,7 +211,8 @@ def load_fabric(text: str) -> Fabric:
                       duplicate_names=tuple(head.get("duplicate_names", ())), hosts=hosts,
                       subnet_manager=None if head.get("subnet_manager") is None
                       else subnet.from_json(head["subnet_manager"]),
-                      floor=_intent(FloorPlan, head.get("floor")))
+                      floor=_intent(FloorPlan, head.get("floor")),
+                      monitoring=_intent(MonitoringIntent, head.get("monitoring")))
     except FabricFormatError:
         raise
     except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:

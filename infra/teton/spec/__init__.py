@@ -24,4 +24,5 @@ from teton.spec.model import (  # noqa: F401
     SwitchModel,
     Tier,
 )
+from teton.spec.monitoring import Monitoring  # noqa: F401
 from teton.spec.storage import DataVolume, Share, StorageRacks, TectonicClient  # noqa: F401

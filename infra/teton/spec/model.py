@@ -27,6 +27,7 @@ from teton.spec.grammar import (
 )
 from teton.spec.hosts import HostSetup, Scheduler, ServiceHost
 from teton.spec.management import Management, Ztp
+from teton.spec.monitoring import Monitoring
 from teton.spec.storage import StorageRacks
 
 # A network OS by name (sonic, eos, fboss ...).  Any name parses; the spec rule "nos-no-target" fails a NOS that no
@@ -508,3 +509,5 @@ class Cluster(SpecModel):
     floor: Floor | None = Field(default=None, description="where the racks stand (cable lengths) and their power "
                                 "budget; none: the defaults, no budget")
     scheduler: Scheduler = Field(default_factory=Scheduler, description="the Slurm files of the build")
+    monitoring: Monitoring = Field(default_factory=Monitoring, description="the alerts' thresholds and durations and "
+                                   "where the exporters listen (`monitoring/` of the build, docs/monitoring.md)")
