@@ -27,13 +27,16 @@ from teton.findings import TetonError
 from teton.limits import MAX_DEVICES, MAX_SWITCH_MODELS
 from teton.manifest import MANIFEST, read_manifest
 
-__all__ = ["DEVICES", "FABRIC_JSON", "HOST_VARS_DIR", "MANIFEST", "SUBNET_MANAGER_DIR", "BuildFileError", "BuildFolder",
-           "Placement", "SubnetManager", "device_dir", "device_of", "device_path", "host_vars_path", "is_device_file"]
+__all__ = ["ANTA_DIR", "ANTA_INVENTORY", "DEVICES", "FABRIC_JSON", "HOST_VARS_DIR", "MANIFEST", "SUBNET_MANAGER_DIR",
+           "BuildFileError", "BuildFolder", "Placement", "SubnetManager", "anta_catalog_path", "device_dir",
+           "device_of", "device_path", "host_vars_path", "is_device_file"]
 
 FABRIC_JSON = "fabric.json"            # the whole Fabric (`teton.fabric.serialize`), what every reader designs from
 DEVICES = "devices"                    # one folder of files per switch, named after it
 SUBNET_MANAGER_DIR = "ib"              # InfiniBand: the subnet manager's files (the OpenSM target's)
 HOST_VARS_DIR = "ansible/host_vars"    # one variables file per host (the Ansible target's)
+ANTA_DIR = "anta"                      # an ANTA test catalog per EOS switch and their inventory (the EOS target's)
+ANTA_INVENTORY = f"{ANTA_DIR}/inventory.yml"
 
 # A device's name becomes a folder name: a name, never a path (no "/", not "." or "..", no control character).
 DEVICE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
@@ -89,6 +92,11 @@ def device_of(rel: str) -> str | None:
 def host_vars_path(host: str) -> str:
     """The variables file of one host."""
     return f"{HOST_VARS_DIR}/{host}.json"
+
+
+def anta_catalog_path(device: str) -> str:
+    """The ANTA test catalog of one switch (named after it, so `teton diff` files it under the switch)."""
+    return f"{ANTA_DIR}/{device_dir(device).rpartition('/')[2]}.yml"
 
 
 # ------------------------------------------------------------------------------------------------------ the reader

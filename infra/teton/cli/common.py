@@ -142,8 +142,8 @@ def cache_line(cache: RenderCache, replayed: bool = False) -> str:
                 "key) and were rendered again, not replayed")
     if s.get("problem"):
         how += f"; the cache is not used: {escape(s['problem'])}"
-    return (f"render cache {escape(s['dir'])}: {s['hits']:,} device configs from the cache, {s['misses']:,} rendered"
-            f"{how}")
+    return (f"render cache {escape(s['dir'])}: {s['hits']:,} device entries (a switch's files, an EOS switch's ANTA "
+            f"catalog) from the cache, {s['misses']:,} rendered{how}")
 
 
 def twin_call(fn: Callable[..., _R], as_json: bool, *args: Any) -> _R:

@@ -11,7 +11,7 @@ from html import escape
 from typing import Any
 from urllib.parse import quote
 
-from teton.buildfolder import BuildFolder, device_of, host_vars_path
+from teton.buildfolder import BuildFolder, anta_catalog_path, device_of, host_vars_path
 from teton.fabric.model import Device, Fabric
 from teton.fabric.plan import plan
 from teton.report.diagrams import ORDER, cluster_svg, role_anchor, zone_svg
@@ -74,9 +74,10 @@ class _Files:
             return
         self.base = os.path.relpath(build.root.resolve(), os.path.abspath(out)).replace(os.sep, "/")
         manifest = build.manifest() or {}
-        host_vars = {host_vars_path(d.name): d.name for d in fabric.devices.values() if d.nos is None}
+        named = {host_vars_path(d.name): d.name for d in fabric.devices.values() if d.nos is None}
+        named.update({anta_catalog_path(d.name): d.name for d in fabric.switches("eos")})   # its tests: with its files
         for rel in sorted(manifest.get("files", {})):
-            device = device_of(rel) or host_vars.get(rel)
+            device = device_of(rel) or named.get(rel)
             if device is not None:
                 self.by_device[device].append(rel)
             else:

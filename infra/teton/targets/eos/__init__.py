@@ -4,7 +4,8 @@ Per device: an AVD structured config (`structured-config.json` in its folder, eo
 from the device's intents by `structured`), validated with pyavd plus teton's own checks (`avd`, `checks`), then
 rendered by pyavd to `startup-config` beside it.  An Arista switch cannot run on this machine: pyavd's schema and
 renderer are the closest real thing, and the digital twin runs the FRR spelling of the routing read back from the
-structured config (`readback`).
+structured config (`readback`).  Beside the device folders: an ANTA test catalog per switch, `anta/<switch>.yml`, and
+their ANTA inventory (`anta_catalog`).
 """
 
 from __future__ import annotations
@@ -20,13 +21,13 @@ from teton.findings import Finding
 from teton.targets.base import BuildFileError, BuildFiles, DeviceTarget, DeviceView, Files, RenderContext, ZeroTouch
 from teton.targets.eos.avd import AvdValidationError, render_eos_config, validate_and_render
 from teton.targets.eos.bgp import read_eos_bgp
+from teton.targets.eos.catalogs import render_catalogs
 from teton.targets.eos.readback import read_eos
 from teton.targets.eos.secrets import resolve_structured_config
-from teton.targets.eos.structured import structured_config
+from teton.targets.eos.structured import STRUCTURED, structured_config
 from teton.targets.eos.ztp import eos_zero_touch
 from teton.targets.transports import register_transport
 
-STRUCTURED = "structured-config.json"
 STARTUP = "startup-config"
 
 
@@ -51,6 +52,15 @@ class EosTarget(DeviceTarget):
     nos = "eos"
     port_namings = {"eos-modular": eos_modular_port_name, "eos-fixed": eos_fixed_port_name}
     files = (STRUCTURED, STARTUP)
+    version = "2"   # 2: the ANTA catalogs
+
+    def render(self, fabric: Fabric, ctx: RenderContext) -> Files:
+        """The device files, then the ANTA catalogs of every EOS switch (fabric-wide files: not in a render of some
+        devices' files only, `RenderContext.devices`, which is a diff's of the changed devices)."""
+        files = super().render(fabric, ctx)
+        if ctx.devices:
+            return files
+        return {**files, **render_catalogs(fabric, ctx, files)}
 
     def chunk_state(self, ctx: RenderContext) -> Any:
         return True if ctx.validate else None

@@ -30,7 +30,8 @@ import pyavd
 from teton.targets.eos.checks import teton_checks
 from teton.targets.eos.issues import ROOT, AvdIssue, AvdValidationError
 
-__all__ = ["AvdIssue", "AvdValidationError", "render_eos_config", "validate_and_render", "validate_structured_config"]
+__all__ = ["AvdIssue", "AvdValidationError", "render_eos_config", "validate_and_render", "validate_structured_config",
+           "validated_structured_config"]
 
 # pyavd versions whose get_device_config was read and found to be "Templar(precompiled path).render(template, cfg)".
 _TEMPLAR_REUSE_VERIFIED = frozenset({"6.4.0"})
@@ -45,6 +46,12 @@ def validate_structured_config(device: str, cfg: dict[str, Any]) -> list[AvdIssu
     Never raises on bad data: anything pyavd cannot digest becomes an issue at the root.
     """
     return _validate(device, cfg)[0]
+
+
+def validated_structured_config(device: str, cfg: Any) -> tuple[list[AvdIssue], dict[str, Any] | None]:
+    """(every issue, pyavd's validated and type-coerced data): what pyavd's other functions take (its
+    `get_device_test_catalog` wants the structured config "converted and validated" first)."""
+    return _validate(device, cfg)
 
 
 def _validate(device: str, cfg: Any) -> tuple[list[AvdIssue], dict[str, Any] | None]:

@@ -20,6 +20,7 @@ from teton.frr.policy import TAG, PrefixList, RouteMap, import_policy, route_pol
 from teton.secrets import secret_ref
 from teton.targets.tokens import token
 
+STRUCTURED = "structured-config.json"   # the file of the switch's folder it is written to
 QOS_PROFILE = "QOS-ROCE"
 DAMPING_PROFILE = "LINK-DAMPING"
 SIDE = {"up": "uplinks", "down": "downlinks"}

@@ -1,0 +1,98 @@
+"""The EOS target's fabric-wide files: an ANTA test catalog per switch, `anta/<switch>.yml` (`anta_catalog`), and
+`anta/inventory.yml`, ANTA's inventory of the switches (`anta nrfu -i anta/inventory.yml -c anta/<switch>.yml`).
+
+A catalog is a function of its switch's slice, so each is kept in the render cache with the slice digest (as a
+device's files are, under the name `eos-anta`) and those not found there are rendered on all cores.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from functools import partial
+
+import yaml
+
+from teton.buildfolder import ANTA_INVENTORY, anta_catalog_path
+from teton.fabric.model import Fabric
+from teton.findings import Finding, SpecError
+from teton.targets.base import DeviceTarget, Files, RenderContext
+from teton.targets.eos.avd import validated_structured_config
+from teton.targets.eos.structured import STRUCTURED, structured_config
+from teton.targets.parallel import map_chunks
+
+YAML_WIDTH = 1 << 16
+
+
+def inventory_yaml(fabric: Fabric) -> str:
+    """ANTA's inventory of the EOS switches: each by its management address (its name where it has none, for DNS),
+    tagged with its role."""
+    hosts = [{"host": d.mgmt.split("/")[0] if d.mgmt else d.name, "name": d.name, "tags": [d.role]}
+             for d in fabric.switches("eos")]
+    return ("# ANTA inventory of the EOS switches, rendered by teton (docs/artifacts.md)\n"
+            + yaml.dump({"anta_inventory": {"hosts": hosts}}, Dumper=yaml.CSafeDumper, sort_keys=True,
+                        default_flow_style=False, width=YAML_WIDTH))
+
+
+class _Catalogs(DeviceTarget):
+    """The render cache's name for the catalogs (it keys a device's files by target, version, the class's source and
+    the device's slice digest); not a registered target."""
+
+    name = "eos-anta"
+    summary = "ANTA test catalog per EOS switch"
+    nos = "eos"
+    version = "1"
+    files = ()
+
+
+CATALOGS = _Catalogs()
+
+
+def render_catalogs(fabric: Fabric, ctx: RenderContext, rendered: Files) -> Files:
+    """`anta/<switch>.yml` of every EOS switch and `anta/inventory.yml`; `rendered`: the switches' files just rendered
+    (their structured configs are read from there when present).  SpecError if pyavd refuses a structured config."""
+    names = [d.name for d in fabric.switches("eos")]
+    if not names:
+        return {}
+    files: Files = {ANTA_INVENTORY: inventory_yaml(fabric)}
+    keys: dict[str, str] = {}
+    for name in names:
+        key, cached = ctx.cache.lookup(CATALOGS, fabric, name, ctx) if ctx.cache is not None else ("", None)
+        if cached is not None:
+            files.update(cached)
+        else:
+            keys[name] = key
+    if not keys:
+        return dict(sorted(files.items()))
+    import teton.targets.eos.anta_catalog  # noqa: F401 - once, before the workers fork
+
+    problems: list[Finding] = []
+    for f, p in map_chunks(partial(_chunk, fabric, ctx, rendered, keys), list(keys)):
+        files.update(f)
+        problems += p
+    if problems:
+        raise SpecError(problems)
+    return dict(sorted(files.items()))
+
+
+def _chunk(fabric: Fabric, ctx: RenderContext, rendered: Files, keys: dict[str, str],
+           names: Sequence[str]) -> tuple[Files, list[Finding]]:
+    """The catalogs of `names`, none of which is in the cache (`keys`: each one's cache key)."""
+    from teton.targets.eos.anta_catalog import catalog_yaml, device_catalog
+
+    files: Files = {}
+    problems: list[Finding] = []
+    for name in names:
+        d = fabric.devices[name]
+        path = DeviceTarget.path(name, STRUCTURED)
+        text = rendered.get(path)
+        issues, validated = validated_structured_config(name, json.loads(text) if text is not None
+                                                        else structured_config(fabric, d))
+        if validated is None or issues:
+            problems += [Finding(path, i.path, i.message, rule="avd-schema") for i in issues]
+            continue
+        mine = {anta_catalog_path(name): catalog_yaml(name, device_catalog(fabric, d, validated))}
+        files.update(mine)
+        if ctx.cache is not None:
+            ctx.cache.store(keys[name], mine)
+    return files, problems
