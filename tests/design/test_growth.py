@@ -264,6 +264,7 @@ CLUSTER_LISTS = {"fabric.json", "cabling.csv", "manifest.json", "ansible/invento
                  "slurm/topology.conf", "slurm/topology.yaml", "slurm/gres.conf", "slurm/slurm.conf",
                  "kubernetes/node-labels.yaml", "cabling/bom.csv", "cabling/rack-power.csv", "cabling/neighbours.json",
                  "cabling/topology.dot",
+                 "anta/inventory.yml",             # every EOS switch by its management address
                  # monitoring: the designed series, the scrape targets, the subscriptions and the tests' sample (the
                  # rules, prometheus.yml and dcgm-counters.csv stay the same whatever the cluster's size)
                  *(f"monitoring/designed/{x}.prom" for x in ("devices", "links", "sessions", "qos", "buffers", "gpus",
@@ -281,11 +282,20 @@ def _render(data: dict[str, Any], folder: Path) -> dict[str, bytes]:
     return {p.relative_to(out.path).as_posix(): p.read_bytes() for p in sorted(out.path.rglob("*")) if p.is_file()}
 
 
+def _owner(path: str) -> str | None:
+    """The device a file belongs to: its folder's, or the switch an ANTA catalog tests (`anta/<switch>.yml`)."""
+    if path.startswith("devices/"):
+        return path.split("/")[1]
+    if path.startswith("anta/") and path != "anta/inventory.yml":
+        return path.split("/")[1].removesuffix(".yml")
+    return None
+
+
 def _changed_devices(old: dict[str, bytes], new: dict[str, bytes]) -> tuple[set[str], set[str]]:
     """(devices whose existing files changed, other existing files that changed)."""
     changed = {p for p in old if p in new and old[p] != new[p]}
-    devices = {p.split("/")[1] for p in changed if p.startswith("devices/")}
-    return devices, {p for p in changed if not p.startswith("devices/")}
+    devices = {d for p in changed if (d := _owner(p)) is not None}
+    return devices, {p for p in changed if _owner(p) is None}
 
 
 def test_a_zone_added_rewrites_no_file_of_an_existing_rack_or_spine(tmp_path):

@@ -65,7 +65,8 @@ def render_devices(render_chunk: Callable[[Sequence[str]], tuple[dict[str, str],
 def map_chunks(fn: Callable[[Sequence[str]], T], names: Sequence[str]) -> list[T]:
     """[fn(chunk) for chunk in chunks of names], chunks in order, run in forked workers when it pays."""
     n = min(workers(), max(1, len(names) // MIN_PER_WORKER))
-    if n <= 1 or "fork" not in mp.get_all_start_methods():
+    # a daemonic process (the background side of a diff) may not have children: its work runs in place
+    if n <= 1 or "fork" not in mp.get_all_start_methods() or mp.current_process().daemon:
         return [fn(names)]
     global _JOB
     size = -(-len(names) // n)

@@ -1,0 +1,40 @@
+"""`map_chunks` runs in forked workers when it pays, and in place where a process may not fork children: the
+background side of a diff is a daemonic process (24k diffs rendered every EOS switch's ANTA catalog there and failed
+with "daemonic processes are not allowed to have children")."""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+
+from teton.targets.parallel import MIN_PER_WORKER, map_chunks
+
+NAMES = [f"sw{i:04d}" for i in range(4 * MIN_PER_WORKER)]
+
+
+def _lengths(chunk):
+    return [len(chunk), mp.current_process().pid]
+
+
+def _in_daemon(conn) -> None:
+    try:
+        conn.send(("ok", map_chunks(_lengths, NAMES)))
+    except BaseException as exc:  # noqa: BLE001 - sent to the test
+        conn.send(("error", f"{type(exc).__name__}: {exc}"))
+
+
+def test_chunks_come_back_in_order_from_workers(monkeypatch):
+    monkeypatch.setenv("TETON_WORKERS", "2")
+    out = map_chunks(_lengths, NAMES)
+    assert sum(n for n, _ in out) == len(NAMES) and len(out) == 2
+
+
+def test_a_daemonic_process_maps_in_place(monkeypatch):
+    monkeypatch.setenv("TETON_WORKERS", "2")
+    ctx = mp.get_context("fork")
+    parent, child = ctx.Pipe(duplex=False)
+    p = ctx.Process(target=_in_daemon, args=(child,), daemon=True)
+    p.start()
+    kind, value = parent.recv()
+    p.join()
+    assert kind == "ok", value
+    assert value == [[len(NAMES), p.pid]]          # one chunk, in the daemon itself
