@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 import yaml
@@ -69,6 +70,18 @@ def lab_build(tmp_path_factory, lab_fabric: Fabric):
     from teton.pipeline import build_fabric
 
     return build_fabric(lab_fabric, tmp_path_factory.mktemp("build") / "lab").path
+
+
+@pytest.fixture(scope="session")
+def roce24k_network_build(tmp_path_factory) -> tuple[Fabric, Path]:
+    """The 24k RoCE reference's switch configs (SONiC, EOS with its ANTA catalogs) and fabric.json, rendered once per
+    session for the scale24k tests that read them (read-only)."""
+    from tests.helpers import REF24K
+    from teton.pipeline import build_fabric, load_and_design
+
+    fabric = load_and_design(REF24K).fabric
+    return fabric, build_fabric(fabric, tmp_path_factory.mktemp("build") / "roce24k",
+                                only=("sonic", "eos", "fabric")).path
 
 
 @pytest.fixture(scope="session")

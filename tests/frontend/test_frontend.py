@@ -9,7 +9,6 @@ import json
 from pathlib import Path
 
 import numpy as np
-import pytest
 
 from tests.helpers import INVENTORY, write_spec
 from teton.checks import check_spec
@@ -70,10 +69,13 @@ def test_lab_ib_front_end_is_one_network_read_from_its_configs(lab_ib_build):
     _assert_one_network(lab_ib_build)
 
 
-@pytest.mark.parametrize("spec", ["reference-roce-24k", "reference-ib-24k"])
-def test_reference_front_end_is_one_network_read_from_its_configs(spec, tmp_path):
-    designed = load_and_design(INVENTORY / f"{spec}.yaml")
-    build = build_fabric(designed.fabric, tmp_path / spec, only=("sonic", "eos", "fabric")).path
+def test_reference_roce_front_end_is_one_network_read_from_its_configs(roce24k_network_build):
+    _assert_one_network(roce24k_network_build[1])
+
+
+def test_reference_ib_front_end_is_one_network_read_from_its_configs(tmp_path):
+    designed = load_and_design(INVENTORY / "reference-ib-24k.yaml")
+    build = build_fabric(designed.fabric, tmp_path / "reference-ib-24k", only=("sonic", "eos", "fabric")).path
     _assert_one_network(build)
 
 

@@ -25,13 +25,10 @@ from anta.models import AntaTest
 from anta.tests.configuration import VerifyRunningConfig
 from anta.tests.connectivity import VerifyLLDPNeighbors
 
-from tests.helpers import REF24K
 from teton.buildfolder import ANTA_DIR, ANTA_INVENTORY, BuildFolder, anta_catalog_path
-from teton.design import design
 from teton.fabric.model import Device, Fabric
 from teton.fabric.neighbours import NEIGHBOURS_FILE, load_neighbours
-from teton.spec.load import load_spec
-from teton.targets import RenderContext, get
+from teton.targets import RenderContext
 from teton.targets.eos.anta_catalog import REPLACED, catalog_yaml, device_catalog
 from teton.targets.eos.avd import validated_structured_config
 from teton.targets.eos.catalogs import render_catalogs
@@ -328,13 +325,13 @@ def test_pyavds_part_needs_no_other_switchs_data(lab_fabric, monkeypatch):
 # ------------------------------------------------------------------------------------------------------ 24k
 
 @pytest.mark.scale24k
-def test_the_24k_reference_renders_a_catalog_per_eos_switch_with_its_designed_peers(tmp_path):
-    fabric = design(load_spec(REF24K))
-    files = get("eos").render(fabric, RenderContext())
+def test_the_24k_reference_renders_a_catalog_per_eos_switch_with_its_designed_peers(roce24k_network_build):
+    fabric, build = roce24k_network_build
     switches = eos(fabric)
     assert len(switches) == 192
-    assert sorted(p for p in files if p.startswith(f"{ANTA_DIR}/")) == sorted(
+    assert sorted(p.relative_to(build).as_posix() for p in (build / ANTA_DIR).iterdir()) == sorted(
         [ANTA_INVENTORY, *(anta_catalog_path(d.name) for d in switches)])
     for d in switches:
-        c = AntaCatalog.from_dict(yaml.load(files[anta_catalog_path(d.name)], Loader=yaml.CSafeLoader))
+        text = (build / anta_catalog_path(d.name)).read_text()
+        c = AntaCatalog.from_dict(yaml.load(text, Loader=yaml.CSafeLoader))
         assert peer_problems(c, d) == [], d.name
