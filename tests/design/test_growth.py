@@ -55,22 +55,26 @@ def imports_kept(a: Routing, b: Routing, ports: set[str]) -> bool:
 
 
 def _nfs_respread(a: Device, b: Device, old: Fabric, new: Fabric) -> bool:
-    """`a` and `b` differ in their hosts' NFS servers only, and each mount that changed moved to a server `new` added
-    or from one it removed: a server added to an NFS group takes its share of the group's clients, a server removed
-    gives them back (`teton.design.hostplan.assign_nfs`)."""
+    """`a` and `b` differ in their hosts' NFS servers only, and only where the group serving a mount changed its
+    servers: (k + i) mod n re-spreads a group's clients over its servers when n changes (some move to the new
+    servers, some between the old ones; `teton.design.hostplan.assign_nfs`), and nothing else of a host moves."""
     pa, pb = a.host, b.host
     if not isinstance(pa, GpuHostPlan | ServicePlan) or not isinstance(pb, GpuHostPlan | ServicePlan):
         return False
     if replace(pa, nfs=()) != replace(pb, nfs=()):
         return False
-    return all(x == y or y.server_name not in old.devices or x.server_name not in new.devices
-               for x, y in zip(pa.nfs, pb.nfs, strict=True))
+
+    def storage(f: Fabric) -> set[str]:
+        return {n for n, d in f.devices.items() if d.role == "storage"}
+
+    regrouped = storage(old) != storage(new)
+    return all(x == y or (regrouped and x.mount_point == y.mount_point) for x, y in zip(pa.nfs, pb.nfs, strict=True))
 
 
 def moved(old: Fabric, new: Fabric, nfs_growth: bool = False) -> dict[str, list[str]]:
     """{existing device: what of its own changed}: gaining interfaces (and their sessions), or losing those to
-    devices that are gone, is not a change; with `nfs_growth`, nor a host's NFS mount moving to a server just added
-    (the only change growing an NFS group makes to a host)."""
+    devices that are gone, is not a change; with `nfs_growth`, nor a host's NFS mount moving when its group's
+    servers changed (the only change growing an NFS group makes to a host)."""
     out: dict[str, list[str]] = {}
     for name, a in old.devices.items():
         b = new.devices.get(name)
