@@ -6,7 +6,6 @@ lives beside the twins other modules bring up and tear down as `lab`."""
 from __future__ import annotations
 
 import os
-import subprocess
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -49,6 +48,7 @@ class Day0:
     status: dict                         # `--status`'s last state
     serve_output: str
     fetched_build: Path
+    serve_exit: int                      # `teton ztp serve`'s exit status after Ctrl-C
 
 
 @pytest.fixture(scope="session")
@@ -107,13 +107,10 @@ def day0(tmp_path_factory) -> Iterator[Day0]:
         log = [json.loads(line) for line in (work / "lan/serve.jsonl").read_text().splitlines()]
         out = fetched_build(work / "build", lan, nos, work / "fetched")
         serve.send_signal(2)
-        try:
-            serve.wait(10)
-        except subprocess.TimeoutExpired:
-            pass
+        stopped = serve.wait(10)          # Ctrl-C: the server flushes its status and exits
         yield Day0(spec, work / "build", work / "ztp", inventory, nos, {n.name: n.lease for n in nodes},
                    stranger_lease, fetched, {n.name: n.root for n in nodes}, probes, log, status,
-                   (work / "lan/serve.out").read_text(), out)
+                   (work / "lan/serve.out").read_text(), out, stopped)
     finally:
         lan.down()
 

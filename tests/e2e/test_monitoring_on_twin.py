@@ -16,6 +16,7 @@ CTSW's daemons killed: the BGP alerts name exactly its designed sessions' cables
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 import time
@@ -142,10 +143,8 @@ def watched(services_twin, tmp_path_factory):
         import signal
 
         for p in procs:
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.killpg(p.pid, signal.SIGTERM)
-            except ProcessLookupError:
-                pass
         for p in procs:
             try:
                 p.wait(10)

@@ -75,6 +75,7 @@ def test_the_live_view_shows_every_switch_provisioned(day0):
     status = day0.status
     states = {d: s["state"] for d, s in status["devices"].items()}
     assert set(states) == set(day0.inventory) and set(states.values()) == {"provisioned"}, states
+    assert day0.serve_exit == 0, day0.serve_output[-2000:]      # Ctrl-C ends the server cleanly
 
 
 def test_the_switches_come_up_in_the_twin_from_what_they_fetched_and_verify_clean(day0, services_twin):
