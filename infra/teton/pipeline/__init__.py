@@ -48,6 +48,7 @@ from teton.spec.load import load_spec, spec_lines, with_lines
 from teton.spec.model import Cluster
 from teton.targets import Files, RenderContext, reference_folders
 from teton.targets.parallel import workers
+from teton.targets.schedule import render_targets
 from teton.validate.rendered import validate_rendered
 
 Progress = Callable[[str], None]
@@ -107,15 +108,10 @@ def design_spec(path: str | Path, cluster: Cluster) -> Designed:
 
 def render(fabric: Fabric, ctx: RenderContext, only: tuple[str, ...] | None = None,
            progress: Progress | None = None) -> dict[str, Files]:
-    """{target name: its files} for every registered target (or only the named ones), each validated."""
-    out: dict[str, Files] = {}
-    for t in targets.targets():
-        if only and t.name not in only:
-            continue
-        if progress:
-            progress(t.name)
-        out[t.name] = t.render(fabric, ctx)
-    return out
+    """{target name: its files} for every registered target (or only the named ones), each validated: one list of
+    tasks (device chunks of every device target, every fabric-wide target) on all cores (`teton.targets.schedule`)."""
+    chosen = [t for t in targets.targets() if not only or t.name in only]
+    return render_targets(fabric, ctx, chosen, progress)
 
 
 def _sha(content: str | bytes) -> str:

@@ -32,6 +32,10 @@ from teton.targets.reference import ReferenceData
 
 Files = dict[str, str]
 _NO_STATE = object()
+# set by the render's scheduler (`teton.targets.schedule`): each worker's chunk states, built once per target and
+# render (not per chunk); and the device files of a target whose `render` override calls `super().render`
+_STATES: dict[tuple[str, int], Any] | None = None
+_HANDED: dict[str, Files] = {}
 
 
 class DeviceCache(Protocol):
@@ -160,6 +164,10 @@ class Target:
     # the vendor's reference data it reads (YANG models, IDL, CRDs), where it looks for each (teton.targets.reference)
     reference: ClassVar[tuple[ReferenceData, ...]] = ()
 
+    def cost(self, fabric: Fabric) -> float:
+        """A rough estimate of its render's time in seconds (the render's scheduler starts long tasks first)."""
+        return 0.001 * len(fabric.devices)
+
     def check(self, fabric: Fabric, file: str) -> Iterator[Finding]:
         """Intents this target cannot spell, as findings with the spec path to change (run by `teton validate`)."""
         return iter(())
@@ -192,6 +200,7 @@ class DeviceTarget(Target):
 
     nos: ClassVar[str]
     files: ClassVar[tuple[str, ...]]  # the file names it writes in each device's folder
+    device_cost: ClassVar[float] = 0.5   # a rough estimate of one device's render in seconds (the scheduler's chunks)
 
     def devices(self, fabric: Fabric) -> list[Device]:
         return fabric.switches(self.nos)
@@ -203,9 +212,39 @@ class DeviceTarget(Target):
         return None
 
     def render(self, fabric: Fabric, ctx: RenderContext) -> Files:
+        """`prepare`, every device's files (`render_device`, in chunks on all cores), then `finish`.  The render's
+        scheduler (`teton.targets.schedule`) runs the same three steps with the chunks among every other target's
+        tasks; a subclass that overrides `render` gets the device files it asks `super().render` for from there."""
+        handed = _HANDED.pop(self.name, None)
+        if handed is not None:
+            return handed
+        self.prepare(fabric, ctx)
+        return self.finish(fabric, ctx, render_devices(partial(self._render_chunk, fabric, ctx),
+                                                       self.device_names(fabric, ctx)))
+
+    def device_names(self, fabric: Fabric, ctx: RenderContext) -> list[str]:
+        """The devices whose files a render of `ctx` writes (`ctx.devices`: only those)."""
         only = ctx.devices
-        return render_devices(partial(self._render_chunk, fabric, ctx),
-                              [d.name for d in self.devices(fabric) if only is None or d.name in only])
+        return [d.name for d in self.devices(fabric) if only is None or d.name in only]
+
+    def prepare(self, fabric: Fabric, ctx: RenderContext) -> None:
+        """What the workers should inherit, done once in the parent before they fork (an IDL parsed)."""
+
+    def finish(self, fabric: Fabric, ctx: RenderContext, files: Files) -> Files:
+        """The target's files from its devices' files: those and any fabric-wide ones (per HwSKU files)."""
+        return files
+
+    def render_chunk(self, fabric: Fabric, ctx: RenderContext, names: Sequence[str]) -> tuple[Files, list[Finding]]:
+        """The files of the devices `names` and the findings; what one task of the render's scheduler runs."""
+        return self._render_chunk(fabric, ctx, names)
+
+    def _chunk_state(self, ctx: RenderContext) -> Any:
+        if _STATES is None:
+            return self.chunk_state(ctx)
+        key = (self.name, id(ctx))
+        if key not in _STATES:
+            _STATES[key] = self.chunk_state(ctx)
+        return _STATES[key]
 
     def _render_chunk(self, fabric: Fabric, ctx: RenderContext, names: Sequence[str]) -> tuple[Files, list[Finding]]:
         state: Any = _NO_STATE   # built at the first device that is not in the cache
@@ -217,7 +256,7 @@ class DeviceTarget(Target):
                 files.update(cached)
                 continue
             if state is _NO_STATE:
-                state = self.chunk_state(ctx)
+                state = self._chunk_state(ctx)
             f, p = self.render_device(fabric, fabric.devices[name], ctx, state)
             files.update(f)
             problems += p

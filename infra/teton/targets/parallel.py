@@ -10,8 +10,8 @@ import ctypes
 import multiprocessing as mp
 import os
 import signal
-from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, Protocol, TypeVar
 
 from teton import environment
 from teton.findings import Finding, SpecError, TetonError
@@ -41,6 +41,51 @@ def _die_with_parent(parent: int) -> None:
         return
     if os.getppid() != parent:  # the parent died before prctl took effect
         os._exit(1)
+
+
+class Executor(Protocol):
+    """Runs `fn(task)` for every task, yielding (task index, result) as each finishes, tasks started in the given
+    order.  The local one forks workers that inherit what `fn` reads (the Fabric); another (Dask) would ship tasks,
+    which are small and picklable (`teton.targets.schedule.Task`: a target's name and device names)."""
+
+    def __call__(self, fn: Callable[[Any], T], tasks: Sequence[Any]) -> Iterator[tuple[int, T]]: ...
+
+
+_TASKS: tuple[Callable[[Any], Any], Sequence[Any]] | None = None
+
+
+def _run_task(index: int) -> tuple[int, Any]:
+    assert _TASKS is not None
+    fn, tasks = _TASKS
+    return index, fn(tasks[index])
+
+
+def in_place(fn: Callable[[Any], T], tasks: Sequence[Any]) -> Iterator[tuple[int, T]]:
+    """The executor of one process (one worker, or a daemonic process, which may not have children)."""
+    for i, task in enumerate(tasks):
+        yield i, fn(task)
+
+
+def forked_pool(fn: Callable[[Any], T], tasks: Sequence[Any]) -> Iterator[tuple[int, T]]:
+    """The local executor: one pool of `workers()` forked workers for every task, each handed the next task as it
+    becomes free (so a long task started first does not leave a worker idle at the end); in place where forking is
+    not possible or does not pay."""
+    n = min(workers(), len(tasks))
+    if n <= 1 or "fork" not in mp.get_all_start_methods() or mp.current_process().daemon:
+        yield from in_place(fn, tasks)
+        return
+    global _TASKS
+    _TASKS = (fn, tasks)
+    pool = mp.get_context("fork").Pool(n, initializer=_die_with_parent, initargs=(os.getpid(),))
+    try:
+        yield from pool.imap_unordered(_run_task, range(len(tasks)))
+        pool.close()    # close + join, not terminate(): see map_chunks
+        pool.join()
+    except BaseException:
+        pool.terminate()
+        raise
+    finally:
+        _TASKS = None
 
 
 def _run_chunk(bounds: tuple[int, int]) -> Any:

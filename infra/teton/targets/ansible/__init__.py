@@ -46,6 +46,7 @@ from teton.targets.base import (
     RenderContext,
     Target,
 )
+from teton.targets.jsontext import pretty_json
 
 DIR = "ansible"
 INVENTORY = f"{DIR}/inventory.yml"
@@ -55,7 +56,7 @@ HEADER = "# rendered by teton from the build's Fabric: do not edit, render again
 
 def _json(data: Any) -> str:
     """Host variables as JSON (Ansible reads host_vars/<host>.json): ~20x faster to write than YAML for 4,000 hosts."""
-    return json.dumps(data, sort_keys=True, indent=1) + "\n"
+    return pretty_json(data, sort_keys=True, indent=1) + "\n"
 
 
 def _yaml(data: Any, flow: bool | None = None) -> str:

@@ -82,11 +82,10 @@ class FbossTarget(DeviceTarget):
     def chunk_state(self, ctx: RenderContext) -> Any:
         return load_state(ctx.validate, ctx.folder(FBOSS_FILES))
 
-    def render(self, fabric: Fabric, ctx: RenderContext) -> Files:
+    def prepare(self, fabric: Fabric, ctx: RenderContext) -> None:
         if self.devices(fabric):
             # the IDL parsed once here, before the render forks its workers
             load_state(ctx.validate, ctx.folder(FBOSS_FILES))
-        return super().render(fabric, ctx)
 
     def render_device(self, fabric: Fabric, device: Device, ctx: RenderContext,
                       state: Any) -> tuple[Files, list[Finding]]:

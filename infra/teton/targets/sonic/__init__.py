@@ -96,8 +96,10 @@ class SonicTarget(DeviceTarget):
                           "destination QP, so the only entropy is the per-QP UDP source port; with one QP a GPU pair's "
                           "traffic takes one path (Meta runs 16 for LLM jobs)", rule="hash-entropy")
 
-    def render(self, fabric: Fabric, ctx: RenderContext) -> Files:
-        return {**super().render(fabric, ctx), **self.sku_files(fabric)}
+    device_cost = 0.01
+
+    def finish(self, fabric: Fabric, ctx: RenderContext, files: Files) -> Files:
+        return {**files, **self.sku_files(fabric)}
 
     def sku_files(self, fabric: Fabric) -> Files:
         """`sku/<hwsku>/...` for each HwSKU of a backend switch: what `config qos reload` regenerates QoS from."""

@@ -1,15 +1,16 @@
 """YANG validation of whole config_dbs at fleet scale: each distinct shared part validated once.
 
 libyang validates a 128-port Minipack2 config_db in ~25 ms; 3,128 SONiC switches would take ~80 s.  Most of a
-config_db (QoS maps, buffers, schedulers, management policy, unused ports) is byte-identical across switches of one
-model and plane, so `SplitValidator` validates the per-device tables every time and the shared tables once per distinct
-content (keyed by their canonical JSON).  Every table of every device is still checked.
+config_db (QoS maps, buffers, schedulers, management policy) is byte-identical across switches of one model and plane,
+so `SplitValidator` validates the per-device tables every time and the shared tables once per distinct content (keyed
+by their canonical JSON).  Every table of every device is still checked.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -19,51 +20,98 @@ from teton.targets.sonic.yang import SonicYangValidator, YangIssue
 _compact = json.JSONEncoder(sort_keys=True, separators=(",", ":")).encode
 
 # Tables that differ from one switch to the next; everything else (QoS, buffers, management policy) is identical
-# across switches of one model and plane, so its validation result is reused for byte-identical content.
+# across switches of one model and plane, so its validation result is reused for byte-identical content.  A table that
+# differs per switch but is missing here makes every switch's shared part distinct: the cache then never hits (every
+# switch pays a second, whole validation), which tests/targets/test_sonic_split.py catches by counting shared parts.
 PER_DEVICE = frozenset({"DEVICE_METADATA", "PORT", "INTERFACE", "LOOPBACK_INTERFACE", "BGP_NEIGHBOR", "MGMT_PORT",
-                        "MGMT_INTERFACE"})
-SHARED_CONTEXT = ("PORT", "MGMT_PORT", "DEVICE_METADATA")  # what the shared tables reference
+                        "MGMT_INTERFACE", "DEVICE_NEIGHBOR", "DEVICE_NEIGHBOR_METADATA"})
+# Per-device tables that shared tables depend on through `must`/`when` (buffer_model, switch_type), not a leafref
+MUST_CONTEXT = frozenset({"DEVICE_METADATA"})
+# A PORT row in the shared part: shared tables name ports (leafrefs to PORT's key) and read none of their fields, so
+# every row is the same placeholder there; the rows themselves are validated with the per-device part (`_normalised`
+# says what is kept of the other per-device tables that shared tables reference)
+PORT_PLACEHOLDER = {"lanes": "0", "speed": "100000"}
 
 
 class SplitValidator:
     """YANG-validates whole config_dbs, each distinct shared part once: every table of every device is checked.
 
-    A config_db is split into its per-device tables (validated every time) and its shared tables plus the tables they
-    reference (validated once per distinct content, keyed by its canonical JSON).  PORT rows are the one table of both
-    kinds: a cabled port's row (it names its peer) is per-device, an unused port's row is the same on every switch of
-    the model and is validated with the shared part, which holds every PORT row without its description.
+    A config_db is split in two documents, each validated by libyang:
+
+    - the per-device part: the PER_DEVICE tables (PORT whole), validated every time, with the shared tables they
+      reference by leafref (from the YANG models: `Table.references`, transitively) as context;
+    - the shared part: every other table, with the per-device tables those reference (leafrefs, and MUST_CONTEXT) as
+      context, normalised (PORT rows as placeholders, DEVICE_METADATA's per-device fields fixed) so that it is the same
+      on every switch of one model and plane; validated once per distinct content (keyed by its canonical JSON).
+
+    A table's issues are reported from the part that holds it; context tables are validated in their own part.
+    `calls` counts libyang validations, `shared_parts` the distinct shared parts validated.
     """
 
     def __init__(self, yang_dir: str | Path | None = None):
         self.yang = SonicYangValidator(yang_dir)
         self._shared: dict[str, list[YangIssue]] = {}
+        self._closure: dict[frozenset[str], frozenset[str]] = {}
+        self.calls = 0
+
+    @property
+    def shared_parts(self) -> int:
+        return len(self._shared)
+
+    def _references(self, tables: frozenset[str]) -> frozenset[str]:
+        """The tables that `tables` reference by leafref, transitively (themselves excluded)."""
+        hit = self._closure.get(tables)
+        if hit is None:
+            known = self.yang._tables
+            todo, seen = list(tables), set(tables)
+            while todo:
+                table = known.get(todo.pop())
+                for ref in table.references if table is not None else ():
+                    if ref not in seen:
+                        seen.add(ref)
+                        todo.append(ref)
+            hit = self._closure[tables] = frozenset(seen - tables)
+        return hit
+
+    def _validate(self, device: str, doc: Any) -> list[YangIssue]:
+        self.calls += 1
+        return self.yang.validate(device, doc)
 
     def validate(self, device: str, db: dict[str, Any]) -> list[YangIssue]:
-        per = {k: v for k, v in db.items() if k in PER_DEVICE}
-        if "PORT" in per:
-            cabled = {k.split("|", 1)[0] for k in db.get("INTERFACE", {})}
-            per["PORT"] = {k: v for k, v in per["PORT"].items() if k in cabled or "description" in v}
-        shared = {k: v for k, v in db.items() if k not in PER_DEVICE}
-        issues = list(self.yang.validate(device, per))
-        if shared or "PORT" in db:
-            for k in SHARED_CONTEXT:
-                if k in db:
-                    shared[k] = _normalised(k, db[k])
+        if not isinstance(db, dict):
+            return self._validate(device, db)
+        own = frozenset(k for k in db if k in PER_DEVICE)
+        others = frozenset(db) - own
+        per = {k: db[k] for k in db if k in own}
+        context = self._references(own) & others          # validated with the shared part
+        for k in context:
+            per[k] = db[k]
+        issues = [i for i in self._validate(device, per) if i.table not in context]
+        if others:
+            shared = {k: db[k] for k in db if k in others}
+            context = (self._references(others) | MUST_CONTEXT) & own      # validated with the per-device part
+            for k in context:
+                shared[k] = _normalised(k, db[k])
             key = hashlib.sha256(_compact(shared).encode()).hexdigest()
-            if key not in self._shared:
-                self._shared[key] = list(self.yang.validate(device, shared))
-            issues += [i for i in self._shared[key] if i.table not in SHARED_CONTEXT]
+            found = self._shared.get(key)
+            if found is None:
+                found = self._shared[key] = [i for i in self._validate(device, shared) if i.table not in context]
+            issues += found if not found else [replace(i, device=device) for i in found]
         return issues
 
 
-def _normalised(table: str, rows: dict[str, Any]) -> dict[str, Any]:
-    """Per-device fields that shared tables never reference, fixed, so that the shared part is the same."""
+def _normalised(table: str, rows: Any) -> Any:
+    """A per-device table as context of the shared part: what shared tables never read, fixed."""
+    if not isinstance(rows, dict):
+        return rows
     if table == "DEVICE_METADATA":
         return {k: {**v, "hostname": "switch", "mac": "02:00:00:00:00:00", "bgp_asn": "4200000000"}
-                for k, v in rows.items()}
+                if isinstance(v, dict) else v for k, v in rows.items()}
     if table == "PORT":
-        return {k: {f: x for f, x in v.items() if f != "description"} for k, v in rows.items()}
-    return rows
+        return dict.fromkeys(rows, PORT_PLACEHOLDER)
+    # another per-device table a shared one names (LOOPBACK_INTERFACE: "Loopback0" as a source interface): its
+    # objects, without the rows keyed by an object and an address
+    return {k: v for k, v in rows.items() if "|" not in str(k)}
 
 
 def yang_findings(path: str, issues: list[YangIssue]) -> list[Finding]:

@@ -155,6 +155,28 @@ class Table:
     containers: dict[str, Shape] = field(default_factory=dict)
     lists: dict[int, Shape] = field(default_factory=dict)  # by number of key parts
     shapes: dict[str, Shape] = field(default_factory=dict)  # by schema node name
+    references: frozenset[str] = frozenset()  # the tables its leafrefs point to (its own name excluded)
+
+
+def _leafref_tables(node: Any) -> set[str]:
+    """The Config DB tables the leafrefs below `node` point to (a leafref path's second segment, prefix dropped)."""
+    found: set[str] = set()
+
+    def of_type(ytype: libyang.Type) -> None:
+        path = ytype.leafref_path()
+        if path:
+            segs = [s.split(":")[-1].split("[")[0] for s in path.split("/") if s and s != ".."]
+            if path.startswith("/") and len(segs) > 1:
+                found.add(segs[1])
+        for member in ytype.union_types():
+            of_type(member)
+
+    for child in node.children():
+        if isinstance(child, libyang.SLeaf | libyang.SLeafList):
+            of_type(child.type())
+        elif isinstance(child, libyang.SList | libyang.SContainer):
+            found |= _leafref_tables(child)
+    return found
 
 
 def _shape(node: libyang.SList | libyang.SContainer) -> Shape:
@@ -199,7 +221,8 @@ def index_tables(ctx: libyang.Context, module_names: list[str]) -> dict[str, Tab
                 # Config DB tables hold only lists and containers (event modules' containers hold leaves).
                 if not children or not all(isinstance(c, libyang.SList | libyang.SContainer) for c in children):
                     continue
-                table = Table(name=tnode.name(), top=f"{module.name()}:{top.name()}")
+                table = Table(name=tnode.name(), top=f"{module.name()}:{top.name()}",
+                              references=frozenset(_leafref_tables(tnode) - {tnode.name()}))
                 for child in children:
                     assert isinstance(child, libyang.SList | libyang.SContainer)
                     shape = _shape(child)

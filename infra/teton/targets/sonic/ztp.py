@@ -14,10 +14,9 @@ a bare switch, is pointed at the image by option 114 (`ZeroTouch.onie_installer`
 
 from __future__ import annotations
 
-import json
-
 from teton.fabric.model import Device
 from teton.targets.base import ZeroTouch
+from teton.targets.jsontext import pretty_json
 
 ZTP_JSON, FRR_SCRIPT = "ztp.json", "frr.sh"
 CONFIG_DB_PATH, FRR_CONF_DIR = "/etc/sonic/config_db.json", "/etc/sonic/frr"
@@ -45,5 +44,5 @@ def sonic_zero_touch(device: Device, url: str, image: str | None) -> ZeroTouch:
     sections["02-provisioning-script"] = {"plugin": {"url": f"{url}{FRR_SCRIPT}"}, "halt-on-failure": True}
     sections["03-configdb-json"] = {"url": {"source": f"{url}config_db.json", "destination": CONFIG_DB_PATH},
                                     "halt-on-failure": True}
-    doc = json.dumps({"ztp": sections}, indent=2, sort_keys=True) + "\n"
+    doc = pretty_json({"ztp": sections}, indent=2, sort_keys=True) + "\n"
     return ZeroTouch(ZTP_JSON, {ZTP_JSON: doc, FRR_SCRIPT: frr_script(device, url)}, onie_installer=image)

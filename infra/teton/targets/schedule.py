@@ -1,0 +1,133 @@
+"""One render of many targets as one list of tasks on all cores.
+
+Every device target's devices are cut into chunks and every fabric-wide target is one task; all of them run in one
+executor (`teton.targets.parallel.forked_pool`: forked workers inherit the Fabric, no pickling of the model), the long
+ones first (longest-processing-time order, by `Target.cost`, so that the last task does not run alone), each worker
+taking the next task as it becomes free.  Results are assembled in target order and, within a device target, in device
+order, so the output does not depend on which worker ran what.  A `Task` is a target's name and device names: small and
+picklable, what an executor on other machines (Dask) would ship.
+
+Findings (SpecError) of every task are collected and raised together, in target order, after every task ran.  Then,
+in the parent, each device target's `finish` (its fabric-wide files from its devices' files, e.g. SONiC's per-HwSKU
+files), or for a target that overrides `render` around `super().render` (EOS: its ANTA catalogs), that `render` with
+its device files handed over.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from teton.fabric.model import Fabric
+from teton.findings import Finding, SpecError
+from teton.targets import base
+from teton.targets.base import DeviceTarget, Files, RenderContext, Target
+from teton.targets.parallel import Executor, forked_pool, in_place, workers
+
+CHUNKS_PER_WORKER = 8     # a device chunk is at most 1/8 of a worker's share of the whole render
+MIN_CHUNK_COST = 0.25     # ... and at least this many estimated seconds (a chunk's result comes back pickled)
+MIN_FORK_COST = 2.0       # below this estimate (the lab), everything runs in place: forking would cost more
+
+
+@dataclass(frozen=True)
+class Task:
+    target: str
+    devices: tuple[str, ...] | None = None     # a chunk of a device target's devices; None: the whole target
+    cost: float = 0.0                          # estimated seconds (the order tasks start in)
+    part: int = 0                              # its place among its target's chunks
+
+
+def plan_tasks(fabric: Fabric, ctx: RenderContext, chosen: Sequence[Target], n_workers: int) -> list[Task]:
+    """Every task of the render, longest first (ties: target order, then device order)."""
+    names = {t.name: t.device_names(fabric, ctx) for t in chosen if isinstance(t, DeviceTarget)}
+    costs = {t.name: (len(names[t.name]) * t.device_cost if isinstance(t, DeviceTarget) else t.cost(fabric))
+             for t in chosen}
+    share = sum(costs.values()) / max(1, n_workers)
+    tasks: list[Task] = []
+    for t in chosen:
+        if not isinstance(t, DeviceTarget):
+            tasks.append(Task(t.name, None, costs[t.name]))
+            continue
+        devices = names[t.name]
+        if not devices:
+            continue
+        per_chunk = max(share / CHUNKS_PER_WORKER, MIN_CHUNK_COST)
+        chunks = max(1, min(len(devices), math.ceil(costs[t.name] / per_chunk)))
+        size = -(-len(devices) // chunks)
+        tasks += [Task(t.name, tuple(devices[i:i + size]), len(devices[i:i + size]) * t.device_cost, part)
+                  for part, i in enumerate(range(0, len(devices), size))]
+    order = {t.name: i for i, t in enumerate(chosen)}
+    return sorted(tasks, key=lambda k: (-k.cost, order[k.target]))
+
+
+def _run(fabric: Fabric, ctx: RenderContext, by_name: dict[str, Target], task: Task) -> tuple[Files, list[Finding]]:
+    target = by_name[task.target]
+    if task.devices is not None:
+        assert isinstance(target, DeviceTarget)
+        return target.render_chunk(fabric, ctx, task.devices)
+    try:
+        return target.render(fabric, ctx), []
+    except SpecError as exc:
+        return {}, list(exc.findings)
+
+
+def render_targets(fabric: Fabric, ctx: RenderContext, chosen: Sequence[Target],
+                   progress: Callable[[str], None] | None = None,
+                   executor: Executor | None = None) -> dict[str, Files]:
+    """{target name: its files} of every target in `chosen`, in that order; SpecError with every task's findings."""
+    n_workers = workers()
+    device_targets = [t for t in chosen if isinstance(t, DeviceTarget)]
+    for t in device_targets:
+        t.prepare(fabric, ctx)
+    tasks = plan_tasks(fabric, ctx, chosen, n_workers)
+    if executor is None:
+        small = sum(k.cost for k in tasks) < MIN_FORK_COST
+        executor = in_place if small else forked_pool
+    by_name = {t.name: t for t in chosen}
+    results: list[Any] = [None] * len(tasks)
+    left = {t.name: 0 for t in chosen}
+    for k in tasks:
+        left[k.target] += 1
+    shown = 0
+
+    def advance() -> None:        # progress: each target once, in order, when the ones before it are done
+        nonlocal shown
+        while shown < len(chosen) and (shown == 0 or left[chosen[shown - 1].name] == 0):
+            if progress:
+                progress(chosen[shown].name)
+            shown += 1
+
+    advance()
+    base._STATES = {}
+    try:
+        for i, result in executor(lambda task: _run(fabric, ctx, by_name, task), tasks):
+            results[i] = result
+            left[tasks[i].target] -= 1
+            advance()
+    finally:
+        base._STATES = None
+    while shown < len(chosen):
+        advance()
+    # assembled in target order, device chunks in device order: the same whichever worker ran what
+    position = {t.name: i for i, t in enumerate(chosen)}
+    ordered = sorted(range(len(tasks)), key=lambda i: (position[tasks[i].target], tasks[i].part))
+    files: dict[str, Files] = {t.name: {} for t in chosen}
+    problems: list[Finding] = []
+    for i in ordered:
+        f, p = results[i]
+        files[tasks[i].target].update(f)
+        problems += p
+    if problems:
+        raise SpecError(problems)
+    for t in device_targets:
+        if type(t).render is DeviceTarget.render:
+            files[t.name] = t.finish(fabric, ctx, files[t.name])
+        else:
+            base._HANDED[t.name] = files[t.name]
+            try:
+                files[t.name] = t.render(fabric, ctx)
+            finally:
+                base._HANDED.pop(t.name, None)
+    return files
