@@ -172,12 +172,16 @@ def count_switches(out: Path) -> int:
     return 0
 
 
-def read_manifest(out: Path) -> dict[str, str] | None:
+def read_manifest(out: Path) -> tuple[dict[str, str] | None, dict[str, Any]]:
+    """(path -> sha256 of every file of the build, what the build holds: files, MB, targets) from its manifest."""
     path = out / "manifest.json"
     if not path.is_file():
-        return None
-    files = json.loads(path.read_bytes()).get("files", {})
-    return {name: entry.get("sha256", "") if isinstance(entry, dict) else str(entry) for name, entry in files.items()}
+        return None, {}
+    data = json.loads(path.read_bytes())
+    files = data.get("files", {})
+    size = sum(e.get("bytes", 0) for e in files.values() if isinstance(e, dict))
+    held = {"files": len(files), "mb": size / 1e6, "targets": sorted(data.get("targets") or [])}
+    return {name: e.get("sha256", "") if isinstance(e, dict) else str(e) for name, e in files.items()}, held
 
 
 def tail(log: Path, lines: int = 6) -> str:
@@ -204,7 +208,8 @@ def one_run(subject: Subject, tmp: Path, index: int) -> None:
     else:
         assert subject.out is not None
         run["switches"] = count_switches(subject.out)
-        subject.manifest = read_manifest(subject.out)
+        subject.manifest, held = read_manifest(subject.out)
+        run.update(held)
         shutil.rmtree(subject.out, ignore_errors=True)      # a 24k build is hundreds of MB: keep its manifest only
     n = max(run["switches"], 1)
     run["wall_ms_per_switch"] = wall * 1000 / n
@@ -225,9 +230,11 @@ def summary(subject: Subject) -> dict[str, Any]:
         "label": subject.label, "sha": subject.sha, "runs": runs, "switches": runs[-1]["switches"],
         "wall_median_s": statistics.median(walls), "wall_min_s": min(walls), "cpu_median_s": statistics.median(cpus),
         "peak_rss_mib": max(r["peak_rss_mib"] for r in runs),
-        "wall_ms_per_switch": statistics.median(walls) * 1000 / n, "cpu_ms_per_switch": statistics.median(cpus) * 1000 / n,
+        "wall_ms_per_switch": statistics.median(walls) * 1000 / n,
+        "cpu_ms_per_switch": statistics.median(cpus) * 1000 / n,
         "spec": str(subject.spec or ""), "spec_from": subject.spec_from, "spec_sha256": subject.spec_sha256,
         "entry": subject.entry, "error": subject.error,
+        **{k: runs[-1][k] for k in ("files", "mb", "targets", "pyavd") if k in runs[-1]},
     }
     if subject.avd_phases:
         keys = subject.avd_phases[0].keys()
@@ -269,6 +276,10 @@ def table(rows: list[dict[str, Any]], workers: int) -> str:
         lines.append(f"{name:<22} {r['switches']:>8,} {r['wall_median_s']:>8.1f}s {r['wall_min_s']:>8.1f}s "
                      f"{r['cpu_median_s']:>8.1f}s {r['peak_rss_mib']:>6.0f}MiB {r['wall_ms_per_switch']:>10.2f} "
                      f"{r['cpu_ms_per_switch']:>9.2f} {ratio_w:>7.2f} {ratio_c:>6.2f}")
+    for r in rows:
+        if r.get("files"):
+            lines.append(f"{r['label']}: the build holds {r['files']:,} files, {r['mb']:,.0f} MB, targets "
+                         f"{', '.join(r['targets'])}")
     lines.append(f"(x: ms per switch relative to {base['label'] if base else '-'}; teton with {workers} worker(s), "
                  "AVD in one process; CPU includes workers)")
     return "\n".join(lines)
@@ -350,6 +361,16 @@ def avd_child(devices: int) -> None:
                       "phases_ms_per_device": {k: v * 1000 / len(hosts) for k, v in spent.items()}}))
 
 
+def shared_folder() -> Path:
+    """The shared folder beside this checkout that teton looks in for reference data: each worktree gets it beside
+    it too."""
+    try:
+        from teton.targets.reference import SHARED  # noqa: PLC0415 (this checkout's teton, when importable)
+    except ImportError:
+        return ROOT.parent / "shared"
+    return SHARED
+
+
 def _interrupt(*_: object) -> None:
     raise KeyboardInterrupt
 
@@ -373,8 +394,8 @@ def main() -> int:
     signal.signal(signal.SIGTERM, _interrupt)
     tmp = Path(tempfile.mkdtemp(prefix="bench-render-compare-"))
     subjects: list[Subject] = []
-    shared = ROOT.parent / "shared"
-    if shared.is_dir():     # data the render finds in shared/ beside the repository (SONiC YANG models, ...)
+    shared = shared_folder()
+    if shared.is_dir():     # data the render finds in the shared folder beside the repository (SONiC YANG models)
         (tmp / "shared").symlink_to(shared)
         print(f"shared data: {shared} (linked beside the worktrees)", flush=True)
     try:
