@@ -183,12 +183,17 @@ def _end(e: End, names: Mapping[str, str]) -> End:
 
 
 def merged(design: SiteDesign) -> Fabric:
-    """The whole site as one Fabric: every cluster's devices named `<cluster>--<device>` (their racks too), the tier's
+    """`merge_site` of a designed site."""
+    return merge_site(design.name, design.members, design.tier)
+
+
+def merge_site(name: str, members: Mapping[str, Fabric], tier: Fabric) -> Fabric:
+    """The whole site as one Fabric (from a design, or from the builds' fabric.json files): every cluster's devices named `<cluster>--<device>` (their racks too), the tier's
     BAG switches, the clusters' links and the tier's; what the twin runs and `teton verify` of a site checks."""
     devices: dict[str, Device] = {}
     links: list[Link] = []
-    models = dict(design.tier.models)
-    for cname, f in design.members.items():
+    models = dict(tier.models)
+    for cname, f in members.items():
         names = {n: qualified(cname, n) for n in f.devices}
         names.update({d.rack: qualified(cname, d.rack) for d in f.devices.values()})
         for n, d in f.devices.items():
@@ -196,10 +201,10 @@ def merged(design: SiteDesign) -> Fabric:
         links += [link._replace(a=_end(link.a, names), b=_end(link.b, names), rack=names.get(link.rack, link.rack))
                   for link in f.links if link.kind != BAG_KIND]
         models.update(f.models)
-    devices.update(design.tier.devices)
-    links += design.tier.links
-    first = next(iter(design.members.values()))
-    return Fabric(name=design.name, site=design.tier.site, backend="roce",
+    devices.update(tier.devices)
+    links += tier.links
+    first = next(iter(members.values()))
+    return Fabric(name=name, site=tier.site, backend="roce",
                   devices=MappingProxyType(dict(sorted(devices.items()))), links=tuple(links),
                   models=MappingProxyType(dict(sorted(models.items()))), qos=first.qos, management=first.management,
                   policy=first.policy, oversubscription_goals=first.oversubscription_goals, hosts=first.hosts,
