@@ -71,21 +71,47 @@ def site_prefix_limit(loaded: LoadedSite) -> int:
     return per * loaded.site.room.clusters + -(-2 * loaded.site.bag.count // 1000) * 1000
 
 
-def design_site(loaded: LoadedSite) -> SiteDesign:
-    """Check and design the site; SpecError with every error (the site's and each cluster's)."""
+def members_of(loaded: LoadedSite) -> dict[str, SiteMember]:
+    """What each cluster's design needs of the site (`teton.design.site.SiteMember`), by cluster, in the site's order:
+    small, so a cluster can be designed alone (a Dask worker's task) without the site's other Fabrics."""
     site = loaded.site
-    findings = check_site(loaded)
-    if errors(findings):
-        raise SpecError(findings)
     bag_model = builtin_models()[site.bag.model]
     bags = tuple(bag_switches(site.bag, bag_model))
     pools = families(site.plan.backend)
     limit = site_prefix_limit(loaded)
+    return {name: SiteMember(site.site, name, slot, site.bag, bag_model, bags, site.room.atsw_per_cluster, pools,
+                             limit) for slot, name in enumerate(loaded.clusters)}
+
+
+def attachment(f: Fabric) -> Fabric:
+    """What the tier's design and the rules across clusters need of a member's Fabric: its ATSWs, its links into
+    the tier and its externals (the BAG switches), with its QoS and policy; a few dozen devices of a 24k cluster's
+    thousands (what a worker sends back instead of the Fabric)."""
+    atsws = {n: d for n, d in f.devices.items() if d.role == "atsw"}
+    return replace(f, devices=MappingProxyType(atsws), links=tuple(lk for lk in f.links if lk.kind == BAG_KIND),
+                   models=MappingProxyType({m: f.models[m] for m in sorted({d.model for d in atsws.values()})}),
+                   hosts=None, floor=None, monitoring=None, subnet_manager=None)
+
+
+def tier_of(loaded: LoadedSite, members: Mapping[str, Fabric]) -> tuple[Fabric, list[Finding]]:
+    """The tier's Fabric from the members' Fabrics (whole or their `attachment`), and the findings of the rules
+    across the designed clusters."""
+    site = loaded.site
+    bag_model = builtin_models()[site.bag.model]
+    bags = tuple(bag_switches(site.bag, bag_model))
+    tier = design_tier(loaded, members, bags, bag_model, site_prefix_limit(loaded), families(site.plan.backend))
+    return tier, check_site_fabrics(loaded, members, tier)
+
+
+def design_site(loaded: LoadedSite) -> SiteDesign:
+    """Check and design the site; SpecError with every error (the site's and each cluster's)."""
+    findings = check_site(loaded)
+    if errors(findings):
+        raise SpecError(findings)
     members: dict[str, Fabric] = {}
-    for slot, (name, cluster) in enumerate(loaded.clusters.items()):
-        member = SiteMember(site.site, name, slot, site.bag, bag_model, bags, site.room.atsw_per_cluster, pools, limit)
+    for name, member in members_of(loaded).items():
         try:
-            designed = design_spec(loaded.files[name], cluster, site=member)
+            designed = design_spec(loaded.files[name], loaded.clusters[name], site=member)
         except SpecError as exc:
             findings += exc.findings
             continue
@@ -93,8 +119,8 @@ def design_site(loaded: LoadedSite) -> SiteDesign:
         findings += designed.warnings
     if errors(findings):
         raise SpecError(findings)
-    tier = design_tier(loaded, members, bags, bag_model, limit, pools)
-    findings += check_site_fabrics(loaded, members, tier)
+    tier, found = tier_of(loaded, members)
+    findings += found
     if errors(findings):
         raise SpecError(findings)
     return SiteDesign(loaded, members, tier, findings)

@@ -99,6 +99,10 @@ def check_site(loaded: LoadedSite) -> list[Finding]:
     domains: dict[str | None, str] = {}
     for k, (name, c) in enumerate(loaded.clusters.items()):
         file = str(loaded.files[name])
+        if name == site.site:
+            out.append(Finding(spec, f"clusters[{k}].name", f"cluster {name!r} has the site's name: the site's build "
+                               f"folder {name}/ holds the tier's build (teton render SITE -o OUT writes OUT/<cluster>/ "
+                               "and OUT/<site>/); rename the cluster or the site", rule="site-names"))
         for plane, path, n in cluster_pools(c):
             blocks = getattr(site.plan, plane)
             if blocks and not _inside(n, blocks):
