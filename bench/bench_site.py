@@ -38,11 +38,14 @@ def cluster_entry(k: int) -> str:
       backend:
         asn: {{atsw: {base}, ctsw: {base + 100}, rtsw: {base + 1000000}, rtsw_zone_stride: 1000}}
         addressing:
-          ipv4: {{loopbacks: 10.0.{16 * k}.0/20, fabric_links: 10.{2 + 2 * k}.0.0/15, host_links: 10.{64 + 2 * k}.0.0/15}}
-          ipv6: {{loopbacks: "fd00:0:{k}:1::/64", fabric_links: "fd00:0:{k}:2::/64", host_links: "fd00:{k + 1:x}::/48"}}
+          ipv4:
+            {{loopbacks: 10.0.{16 * k}.0/20, fabric_links: 10.{2 + 2 * k}.0.0/15, host_links: 10.{64 + 2 * k}.0.0/15}}
+          ipv6:
+            {{loopbacks: "fd00:0:{k}:1::/64", fabric_links: "fd00:0:{k}:2::/64", host_links: "fd00:{k + 1:x}::/48"}}
       frontend:
         addressing:
-          ipv4: {{loopbacks: 10.128.{16 * k}.0/20, fabric_links: 10.{129 + k}.0.0/16, host_links: 10.{160 + 16 * k}.0.0/12}}
+          ipv4:
+            {{loopbacks: 10.128.{16 * k}.0/20, fabric_links: 10.{129 + k}.0.0/16, host_links: 10.{160 + 16 * k}.0.0/12}}
       management:
         network: 10.250.{32 * k}.0/19
         gateway: 10.250.{32 * k}.1
@@ -83,7 +86,8 @@ management:
 
 WRAPPER = """
 import json, resource, subprocess, sys
-rc = subprocess.run(sys.argv[2:], stdout=open(sys.argv[1] + '.out', 'wb'), stderr=open(sys.argv[1] + '.err', 'wb')).returncode
+out, err = open(sys.argv[1] + '.out', 'wb'), open(sys.argv[1] + '.err', 'wb')
+rc = subprocess.run(sys.argv[2:], stdout=out, stderr=err).returncode
 r = resource.getrusage(resource.RUSAGE_CHILDREN)
 json.dump({'rc': rc, 'cpu': r.ru_utime + r.ru_stime, 'rss_kib': r.ru_maxrss}, open(sys.argv[1], 'w'))
 """
@@ -133,8 +137,8 @@ def main() -> int:
         rows.append(r)
     verify_ready = (ROOT / "infra" / "teton" / "site" / "verify.py").is_file()
     if verify_ready:
-        target = next((folder / f"out-{s}" for s in ("w2", "w1", "off") if (folder / f"out-{s}" / "site.json").is_file()),
-                      None)
+        built = [folder / f"out-{s}" for s in ("w2", "w1", "off")]
+        target = next((b for b in built if (b / "site.json").is_file()), None)
         if target is not None:
             v = step("verify", ["verify", str(target)], folder)
             v.pop("stdout")
@@ -147,14 +151,16 @@ def main() -> int:
               + (f"   {r['error']}" if r.get("error") else ""))
     if figures:
         t = figures["totals"]
-        print(f"\nsite: {t['gpus']:,} GPUs, switches {t['switches']}, optics {t['optics']:,}, power {t['power_kw']:,} kW; "
-              f"into the tier {figures['tier']['oversubscription']}:1 (goal {figures['tier']['goal']}:1)")
+        print(f"\nsite: {t['gpus']:,} GPUs, switches {t['switches']}, optics {t['optics']:,}, "
+              f"power {t['power_kw']:,} kW; into the tier {figures['tier']['oversubscription']}:1 "
+              f"(goal {figures['tier']['goal']}:1)")
     by = {r["step"]: r for r in rows}
     one, two = by.get("render --dask local --workers 1"), by.get("render --dask local --workers 2")
     if one and two and one["rc"] == 0 and two["rc"] == 0:
         per_cluster_wall = one["wall_s"] / args.clusters
         per_cluster_cpu = one["cpu_s"] / args.clusters
-        print(f"\nscaling 1 -> 2 workers: {one['wall_s']} s -> {two['wall_s']} s ({one['wall_s'] / two['wall_s']:.2f}x)")
+        speedup = one["wall_s"] / two["wall_s"]
+        print(f"\nscaling 1 -> 2 workers: {one['wall_s']} s -> {two['wall_s']} s ({speedup:.2f}x)")
         print(f"per cluster (1 worker): {per_cluster_wall:.1f} s wall, {per_cluster_cpu:.1f} s CPU; peak RSS of a "
               f"process (the largest worker or the client): {one['peak_rss_mib']} MiB")
         for workers in (2, 14, 28):

@@ -20,9 +20,9 @@ from typing import Any
 
 from teton import targets
 from teton.buildfolder import BuildFileError, BuildFolder, is_device_file
+from teton.design.site import SiteMember
 from teton.diff.background import Background
 from teton.diff.facts import facts_of
-from teton.design.site import SiteMember
 from teton.fabric.model import Fabric
 from teton.fabric.plan import plan
 from teton.fabric.serialize import FabricFormatError

@@ -214,8 +214,9 @@ def merged(design: SiteDesign) -> Fabric:
 
 
 def merge_site(name: str, members: Mapping[str, Fabric], tier: Fabric) -> Fabric:
-    """The whole site as one Fabric (from a design, or from the builds' fabric.json files): every cluster's devices named `<cluster>--<device>` (their racks too), the tier's
-    BAG switches, the clusters' links and the tier's; what the twin runs and `teton verify` of a site checks."""
+    """The whole site as one Fabric (from a design, or from the builds' fabric.json files): every cluster's devices
+    named `<cluster>--<device>` (their racks too), the tier's BAG switches, the clusters' links and
+    the tier's; what the twin runs and `teton verify` of a site checks."""
     devices: dict[str, Device] = {}
     links: list[Link] = []
     models = dict(tier.models)

@@ -115,6 +115,7 @@ def site_plan(spec: str | Path, loaded: LoadedSite | None = None) -> tuple[dict[
     totals["links"] = dict(sorted(links.items()))
     figures = {"site": loaded.site.site, "location": loaded.site.location or loaded.site.site,
                "clusters": clusters, "tier": t, "totals": totals,
-               "oversubscription": {"into the tier (worst ATSW, down:up)": worst, "goal": loaded.site.bag.oversubscription},
+               "oversubscription": {"into the tier (worst ATSW, down:up)": worst,
+                                    "goal": loaded.site.bag.oversubscription},
                "room": {"clusters": len(clusters), "of": loaded.site.room.clusters}}
     return figures, [f for f in findings if f.severity != "error"]
