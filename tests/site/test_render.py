@@ -57,8 +57,9 @@ def test_a_failed_piece_publishes_nothing_and_leaves_the_previous_builds(lab_sit
     before = tree(out)
 
     def failing(jobs: list) -> list[Piece]:         # type: ignore[type-arg]
+        # lab-b's failure comes first: lab-a's piece (empty here) is then not staged
         return [Piece(j.cluster.name, j.chunk, problems=[Finding(j.file, "backend", "planted", rule="io")])
-                if j.cluster.name == "lab-b" else Piece(j.cluster.name, j.chunk, problems=[]) for j in jobs]
+                if j.cluster.name == "lab-b" else Piece(j.cluster.name, j.chunk) for j in reversed(jobs)]
 
     with pytest.raises(SpecError) as exc:
         render_site(LAB_SITE, out, runner=failing)
