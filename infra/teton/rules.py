@@ -30,6 +30,9 @@ AREAS: dict[str, tuple[str, str, str]] = {
     "fabric": ("Fabric rules", "fabric",
                "Rules over the designed fabric (after the spec rules pass), and the one rule comparing the two "
                "(`drain`); they run wherever a fabric is designed."),
+    "site": ("Site rules", "site",
+             "Rules across the clusters of a site spec and its backend aggregation tier, before and after each "
+             "cluster's design (`teton render|plan|diff SITE`); see [A site of clusters](site.md)."),
     "target": ("Target rules", "target",
                "What a target (a NOS, or a host or scheduler output) cannot spell of the designed fabric, asked of "
                "every target by `teton validate` and before every render."),
@@ -197,6 +200,22 @@ RULES: tuple[Rule, ...] = (
     _r("bgp-unprotected", "warning", "fabric",
        "A tier's BGP sessions have neither a password (TCP-MD5) nor GTSM (TTL security, RFC 5082): set the plane's "
        "`password_secret` or `ttl_security_hops`."),
+    # site rules
+    _r("site-plan", "error", "site",
+       "A cluster's pools or ASNs of a site are outside the site's plan (`plan.backend`, `plan.frontend`, "
+       "`plan.management`, `plan.asn_first`-`asn_last`), or overlap another cluster's or the tier's."),
+    _r("site-names", "error", "load site",
+       "Names a site must keep apart: a cluster named twice or with the site's own name (its build folder is the "
+       "tier's), two clusters sharing a management domain, a cluster spec file outside the site spec's folder."),
+    _r("site-room", "error", "load site",
+       "The site's room is too small: more clusters than `room.clusters`, a cluster with more ATSWs than "
+       "`room.atsw_per_cluster`, or BAG switches without the ports the room needs."),
+    _r("site-tier", "error", "site",
+       "The backend aggregation tier cannot join the clusters: a BAG model or NOS the catalogue does not have, more "
+       "planes than switches, an InfiniBand cluster, clusters whose backend QoS or BGP session protection differ."),
+    _r("site-oversubscription", "error", "site",
+       "An ATSW's oversubscription into the backend aggregation tier (down:up) is more than 10 % off the site's "
+       "goal (`bag.oversubscription`)."),
     # target rules
     _r("sonic", "both", "target",
        "Something SONiC cannot spell: a management VRF not named `mgmt`; warnings that BFD runs only on images "

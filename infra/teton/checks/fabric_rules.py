@@ -103,7 +103,7 @@ def link_mismatch(f: Fabric, file: str) -> Iterator[Finding]:
         if ia is None or ib is None:
             continue
         where = f"{link.a.device} {link.a.port} <-> {link.b.device} {link.b.port}"
-        plane = _PLANE_PATH[f.devices[link.b.device].plane]
+        plane = _PLANE_PATH[f.device(link.b.device).plane]
         if ia.speed_gbps != ib.speed_gbps:
             yield Finding(file, plane, f"{where}: speed {ia.speed_gbps}G vs {ib.speed_gbps}G", rule="speed-mismatch")
         if ia.mtu != ib.mtu:

@@ -32,7 +32,7 @@ def physical(f: Fabric, file: str) -> Iterator[Finding]:
     ends = Ends(f.models)
     grouped: dict[tuple[str, str], list[tuple[Cable, str]]] = {}
     for c in cables(f):
-        upper = f.devices[c.b.device]
+        upper = f.device(c.b.device)
         medium_path = f"{tier_path(upper.role)}.medium_down"
         for path, problem, fix in _problems(f, ends, c, medium_path):
             grouped.setdefault((path, problem), []).append((c, fix))
@@ -44,13 +44,13 @@ def physical(f: Fabric, file: str) -> Iterator[Finding]:
 
 def _problems(f: Fabric, ends: Ends, c: Cable, medium_path: str) -> Iterator[tuple[str, str, str]]:
     for e in (c.a, c.b):
-        d = f.devices[e.device]
+        d = f.device(e.device)
         port = ends.port(d, e.port)
         if port is not None and port.speeds and c.speed_gbps not in port.speeds:
             yield (f"{tier_path(d.role)}.model", f"cage {port.cage} of {d.model} does not run {c.speed_gbps}G "
                    f"(it runs {', '.join(f'{s}G' for s in port.speeds)}), so no {c.speed_gbps}G module or cable "
                    "works there", "place the port on a cage that runs it (the box's port map) or run the link slower")
-    ea, eb = ends.electrical(f.devices[c.a.device], c.a.port), ends.electrical(f.devices[c.b.device], c.b.port)
+    ea, eb = ends.electrical(f.device(c.a.device), c.a.port), ends.electrical(f.device(c.b.device), c.b.port)
     if c.medium in ("dac", "aoc"):
         mode = shared_mode(ea, eb, c.speed_gbps)
         kind = "a passive DAC" if c.medium == "dac" else "an AOC without a gearbox"

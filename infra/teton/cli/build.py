@@ -27,6 +27,7 @@ from teton.cli.common import (
     render_cache,
     report,
 )
+from teton.cli.site import render_site_command, site_options
 from teton.findings import Finding, SpecError
 
 if TYPE_CHECKING:
@@ -91,10 +92,17 @@ def validate(spec: str | None, rendered: str | None, yang_dir: str | None, spec_
 @click.option("--json", "as_json", is_flag=True, help="figures as JSON, for scripts")
 def plan(spec: str, spec_timeout: float | None, as_json: bool) -> None:
     """Figures of SPEC's cluster, computed from its fabric, and its room to grow: each dimension's room and every
-    address pool's blocks (held, taken at the room, taken now)."""
+    address pool's blocks (held, taken at the room, taken now).  A SITE spec: each cluster's figures, the tier's and
+    the site's totals."""
     from teton.pipeline import load_and_design
     from teton.pipeline.figures import plan_figures
+    from teton.site.load import is_site_spec
 
+    if is_site_spec(spec):
+        from teton.cli.site import plan_site_command
+
+        plan_site_command(spec, as_json)
+        return
     with bad_input(as_json), progress("designing"):
         designed = load_and_design(spec, timeout=spec_timeout)
     p = plan_figures(designed)
@@ -160,11 +168,29 @@ def _print_plan(p: dict[str, Any]) -> None:
 @NO_CACHE
 @click.option("--live", is_flag=True, help="a build for the real fabric: refuse what only a simulation runs (an "
               "InfiniBand spec without backend.guid_map: synthetic GUIDs)")
+@site_options
 def render(spec: str, output: str | None, only: tuple[str, ...], force: bool, yang_dir: str | None,
-           spec_timeout: float | None, as_json: bool, check_dir: str | None, no_cache: bool, live: bool) -> None:
-    """Render every artifact of SPEC into a build folder, atomically, with manifest.json."""
+           spec_timeout: float | None, as_json: bool, check_dir: str | None, no_cache: bool, live: bool,
+           dask_address: str | None, workers: int | None, dask_tls_ca: str | None, dask_tls_cert: str | None,
+           dask_tls_key: str | None, merged: str | None) -> None:
+    """Render every artifact of SPEC into a build folder, atomically, with manifest.json.  A SITE spec: a build per
+    cluster at OUT/<cluster>/ and the tier's at OUT/<site>/ (OUT default build/<site>/), then OUT/site.json; on
+    Dask with --dask."""
     from teton.pipeline import build
+    from teton.site.load import is_site_spec
 
+    site_given = [o for o, v in (("--dask", dask_address), ("--workers", workers), ("--dask-tls-ca", dask_tls_ca),
+                                 ("--dask-tls-cert", dask_tls_cert), ("--dask-tls-key", dask_tls_key),
+                                 ("--merged", merged)) if v is not None]
+    if is_site_spec(spec):
+        refused = [o for o, v in (("--only", only), ("--check", check_dir), ("--live", live)) if v]
+        if refused:
+            raise click.UsageError(f"{', '.join(refused)}: not for a site spec (render the site whole)")
+        render_site_command(spec, output, force, yang_dir, as_json, no_cache, dask_address, workers, dask_tls_ca,
+                            dask_tls_cert, dask_tls_key, merged)
+        return
+    if site_given:
+        raise click.UsageError(f"{', '.join(site_given)}: a site spec's (SPEC has no clusters and bag)")
     cache = render_cache(no_cache)
     if check_dir is not None:
         if output or only or force:

@@ -48,7 +48,17 @@ def diff(old: str, new: str, fmt: str, allow_high: bool, context: int, output: s
     Exit 0 when nothing changes, 1 when something does, 2 on bad input, or when the verdict is HIGH (unless
     --allow-high)."""
     from teton.diff import Links, diff_specs
+    from teton.site.load import is_site_spec
 
+    if is_site_spec(old) or is_site_spec(new):
+        if not (is_site_spec(old) and is_site_spec(new)):
+            raise click.UsageError("OLD and NEW: two site specs, or two cluster specs")
+        if report_url or diagram or allow_high:
+            raise click.UsageError("--report-url, --diagram, --allow-high: a cluster spec's diff only")
+        from teton.cli.site import diff_site_command
+
+        diff_site_command(old, new, fmt, context, output, yang_dir, no_cache)
+        return
     cache = render_cache(no_cache)
     with bad_input(fmt == "json"), progress("comparing"):
         links = Links(report_url, diagram)

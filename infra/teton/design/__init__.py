@@ -26,6 +26,7 @@ from teton.design.qos import qos
 from teton.design.roce import design_roce
 from teton.design.room import Room, room_of
 from teton.design.routing import imports, maximum_prefixes, paths_room, routing, session_protection, supernets
+from teton.design.site import SiteMember, attach, external
 from teton.fabric.floor import floor_plan
 from teton.fabric.intent import Qos, SwitchPolicy
 from teton.fabric.model import Device, Fabric
@@ -35,9 +36,11 @@ from teton.spec.model import Cluster, RoceBackend
 __all__ = ["design"]
 
 
-def design(cluster: Cluster, spec_dir: Path | None = None) -> Fabric:
+def design(cluster: Cluster, spec_dir: Path | None = None, site: SiteMember | None = None) -> Fabric:
     """The Fabric of `cluster`.  Assumes the spec-level checks passed (see `teton.checks.check_spec`).  `spec_dir`:
-    the folder the spec's relative file names (an InfiniBand GUID map) are in; default the current one."""
+    the folder the spec's relative file names (an InfiniBand GUID map) are in; default the current one.  `site`: the
+    cluster is a member of a site (`teton.design.site`): its ATSWs attach to the site's aggregation tier, whose
+    switches are the Fabric's externals, and its backend accepts the site's blocks."""
     models = catalogue_for(cluster)
     be = cluster.backend
     draft = DraftFabric(cluster.name, cluster.site, be.kind)
@@ -52,10 +55,13 @@ def design(cluster: Cluster, spec_dir: Path | None = None) -> Fabric:
         attach_subnet_managers(cluster, draft, ib)
     sm = ib.sm if ib is not None else None
     assign_management(cluster, draft)
-    return _freeze(cluster, draft, sm, room)
+    if site is not None:
+        attach(draft, site, cluster.backend.mtu if isinstance(be, RoceBackend) else 9100)
+    return _freeze(cluster, draft, sm, room, site)
 
 
-def _freeze(cluster: Cluster, draft: DraftFabric, sm: SubnetManager | None, room: Room) -> Fabric:
+def _freeze(cluster: Cluster, draft: DraftFabric, sm: SubnetManager | None, room: Room,
+            site: SiteMember | None = None) -> Fabric:
     """The drafts frozen with the intents attached.  RoCE: routing, QoS, buffers and policy on the backend switches
     and the GPU hosts.  InfiniBand (`sm`): its switches are the subnet manager's; the front end routes with the
     default timers (an InfiniBand spec has no BGP section)."""
@@ -75,6 +81,8 @@ def _freeze(cluster: Cluster, draft: DraftFabric, sm: SubnetManager | None, room
     floors = paths_room(cluster, room)
     protection = session_protection(cluster, topology)
     pools = supernets(cluster)
+    if site is not None:
+        limits["backend"], pools["backend"] = site.maximum_prefixes, site.pools
     edge_default = _edge_default(cluster) and any(x.role == "ssw" and x.nos is not None for x in topology.values())
     cache: BufferCache = {}
     devices: dict[str, Device] = {}
@@ -98,13 +106,14 @@ def _freeze(cluster: Cluster, draft: DraftFabric, sm: SubnetManager | None, room
             d = replace(d, host=service_plan(cluster, d))
         devices[name] = d
     devices = assign_nfs(cluster, devices)
+    externals = {n: external(devices.pop(n)) for n in sorted(devices) if devices[n].role == "bag"} if site else {}
     return Fabric(name=draft.name, site=draft.site, backend=draft.backend, devices=MappingProxyType(devices),
                   links=tuple(links), models=MappingProxyType(dict(sorted(draft.models.items()))),
                   qos=backend_qos, management=mgmt, policy=backend_policy,
                   oversubscription_goals=MappingProxyType(dict(draft.oversubscription_goals)),
                   duplicate_names=tuple(draft.duplicate_names), subnet_manager=sm,
                   hosts=host_settings(cluster, devices, backend_qos, sm),
-                  floor=plan, monitoring=monitoring(cluster.monitoring))
+                  floor=plan, monitoring=monitoring(cluster.monitoring), externals=MappingProxyType(externals))
 
 
 def _edge_default(cluster: Cluster) -> bool:

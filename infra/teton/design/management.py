@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ipaddress
 
-from teton.design.draft import DraftFabric
+from teton.design.draft import Draft, DraftFabric
 from teton.fabric.intent import ManagementIntent, ZtpIntent
 from teton.fabric.roles import switch_roles
 from teton.spec.management import Management as MgmtSpec
@@ -61,12 +61,17 @@ def mgmt_capacity(network: str, reserved: frozenset[int] = frozenset()) -> int:
 
 def assign_management(cluster: Cluster, fabric: DraftFabric) -> None:
     m = cluster.management
+    switches = [d for d in fabric.devices.values() if d.role in switch_roles()]
+    assign_addresses(m, cluster.ztp, switches, fabric)
+
+
+def assign_addresses(m: MgmtSpec, ztp: ZtpSpec | None, switches: list[Draft], fabric: DraftFabric) -> None:
+    """Each of `switches` its management address in `m.network`, by its plane's slot."""
     if m.network is None:
         return
     net = ipaddress.ip_network(m.network)
-    skip = reserved_addresses(m, cluster.ztp)
+    skip = reserved_addresses(m, ztp)
     cls = type(net.network_address)
-    switches = [d for d in fabric.devices.values() if d.role in switch_roles()]
     if "backend" not in fabric.slot_room:        # an InfiniBand fabric: its switches in design order
         ib = [d for d in switches if d.plane == "backend"]
         for n, d in enumerate(ib):
@@ -91,7 +96,11 @@ def _free_addresses(first: int, skip: frozenset[int], n: int) -> list[int]:
 
 
 def management(cluster: Cluster) -> ManagementIntent:
-    m = cluster.management
+    return management_of(cluster.management, cluster.ztp)
+
+
+def management_of(m: MgmtSpec, ztp: ZtpSpec | None) -> ManagementIntent:
+    """The management intent of a management section (a cluster's, or a site tier's: no day 0 of its own)."""
     return ManagementIntent(
         vrf=m.vrf, gateway=m.gateway, prefixes=tuple(m.prefixes), ntp_servers=tuple(m.ntp_servers),
         syslog_servers=tuple(m.syslog_servers), aaa_protocol=m.aaa_protocol, aaa_servers=tuple(m.aaa_servers),
@@ -99,7 +108,6 @@ def management(cluster: Cluster) -> ManagementIntent:
         snmpv3_auth_secret=m.snmpv3_auth_secret, snmpv3_priv_secret=m.snmpv3_priv_secret, gnmi_port=GNMI_PORT,
         breakglass_user=m.breakglass_user, breakglass_secret=m.breakglass_secret, ntp_key_secret=m.ntp_key_secret,
         syslog_tls=m.syslog_tls, network=m.network, dns_servers=tuple(m.dns_servers), domain=m.domain,
-        ztp=None if cluster.ztp is None else ZtpIntent(
-            cluster.ztp.server, tuple(sorted(cluster.ztp.images.items())),
-            None if cluster.ztp.quarantine is None else (cluster.ztp.quarantine.first, cluster.ztp.quarantine.last),
-            cluster.ztp.interface))
+        ztp=None if ztp is None else ZtpIntent(
+            ztp.server, tuple(sorted(ztp.images.items())),
+            None if ztp.quarantine is None else (ztp.quarantine.first, ztp.quarantine.last), ztp.interface))

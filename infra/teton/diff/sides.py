@@ -20,6 +20,7 @@ from typing import Any
 
 from teton import targets
 from teton.buildfolder import BuildFileError, BuildFolder, is_device_file
+from teton.design.site import SiteMember
 from teton.diff.background import Background
 from teton.diff.facts import facts_of
 from teton.fabric.model import Fabric
@@ -63,6 +64,7 @@ class Side:
     replayed: bool = False
     _pending: Background[tuple[dict[str, DeviceInfo], dict[str, Files]]] | None = None
     _memo: DigestMemo = field(default_factory=DigestMemo)
+    site: SiteMember | None = None              # a member of a site: designed as one (`teton.site.diff`; no cache)
 
     # ------------------------------------------------------------------------------------------------ loading
 
@@ -137,7 +139,8 @@ class Side:
 
     def _design(self, wait: bool = True, digests: bool = True) -> None:
         """Design this side; its digests and fabric-wide files are computed in a forked process (`wait`: here)."""
-        designed: Designed = _relabel(lambda: design_spec(self.spec, self.cluster), self.spec, self.label)
+        designed: Designed = _relabel(lambda: design_spec(self.spec, self.cluster, site=self.site),
+                                            self.spec, self.label)
         fabric = designed.fabric
         self.fabric, self.warnings = fabric, _relabel_findings(designed.warnings, self.spec, self.label)
         self.head = head_digests(fabric)

@@ -94,9 +94,9 @@ class Cable(NamedTuple):
 def cable_id(fabric: Fabric, link: Link, ordinal: int | None = None) -> str:
     """`<rack>-<RU>-<port>` of the switch end in the link's rack (the lower end when both are), else the lower end.
     `ordinal`: that end's port ordinal when the caller has it (else read from the device)."""
-    ends = [e for e in (link.a, link.b) if fabric.devices[e.device].rack == link.rack
-            and fabric.devices[e.device].nos is not None] or [link.a]
-    device = fabric.devices[ends[0].device]
+    ends = [e for e in (link.a, link.b) if fabric.device(e.device).rack == link.rack
+            and fabric.device(e.device).nos is not None] or [link.a]
+    device = fabric.device(ends[0].device)
     if ordinal is None:
         port = device.interface(ends[0].port)
         ordinal = port.ordinal if port is not None else 0
@@ -131,12 +131,12 @@ def assembly_part(medium: str, speed: int, a: Electrical, b: Electrical, size: s
 
 def _cables(fabric: Fabric) -> list[Cable]:
     plan = fabric.floor or FloorPlan()
-    where = places(plan, {d.rack for d in fabric.devices.values()})
+    where = places(plan, {d.rack for d in (*fabric.devices.values(), *fabric.externals.values())})
     ends = Ends(fabric.models)
     ordinals = {(d.name, i.name): i.ordinal for d in fabric.devices.values() for i in d.interfaces}
     out: list[Cable] = []
     for link in fabric.links:
-        da, db = fabric.devices[link.a.device], fabric.devices[link.b.device]
+        da, db = fabric.device(link.a.device), fabric.device(link.b.device)
         pa, pb = where[da.rack], where[db.rack]
         metres = link_m(plan, where, da, db)
         ea, eb = ends.electrical(da, link.a.port), ends.electrical(db, link.b.port)
@@ -183,8 +183,8 @@ def _cables(fabric: Fabric) -> list[Cable]:
             made.append(CableEnd(d.name, e.port, d.rack, d.ru, place.row, place.position, el.form_factor, optic,
                                  module, d.model, el.cage, el.spell(link.speed_gbps, mode), pmd, reach_m))
         ordinal = ordinals.get((link.a.device, link.a.port), 0)
-        own = [e for e in (link.a, link.b) if fabric.devices[e.device].rack == link.rack
-               and fabric.devices[e.device].nos is not None]
+        own = [e for e in (link.a, link.b) if fabric.device(e.device).rack == link.rack
+               and fabric.device(e.device).nos is not None]
         if own:
             ordinal = ordinals.get((own[0].device, own[0].port), 0)
         out.append(Cable(cable_id(fabric, link, ordinal), link.kind, link.zone, link.rack, fabric.site, plan.hall,

@@ -39,6 +39,7 @@ FIBRE_LENGTHS_M = (1, 2, 3, 5, 7, 10, 15, 20, 25, 30, 40, 50, 60, 70, 80, 90, 10
 _COMPUTE = re.compile(r"^z([0-9]+)-r([0-9]+)$")
 _NETWORK = re.compile(r"^z([0-9]+)-n([0-9]+)$")
 _GROUPED = re.compile(r"^(.*?)-?[nr]?([0-9]+)$")
+_SITE_TIER = re.compile(r"^bag-n([0-9]+)$")    # teton.design.site.bag_rack
 
 
 class OpticRule(NamedTuple):
@@ -124,8 +125,11 @@ def places(plan: FloorPlan, racks: set[str] | list[str]) -> dict[str, Place]:
     compute: dict[int, list[tuple[int, str]]] = {}
     network: dict[int, list[tuple[int, str]]] = {}
     other: dict[str, list[tuple[int, str]]] = {}
+    last: dict[str, list[tuple[int, str]]] = {}      # a site's tier: after every rack of the cluster's own
     for name in sorted(racks):
-        if m := _COMPUTE.match(name):
+        if m := _SITE_TIER.match(name):
+            last.setdefault("bag", []).append((int(m.group(1)), name))
+        elif m := _COMPUTE.match(name):
             compute.setdefault(int(m.group(1)), []).append((int(m.group(2)), name))
         elif m := _NETWORK.match(name):
             network.setdefault(int(m.group(1)), []).append((int(m.group(2)), name))
@@ -149,8 +153,8 @@ def places(plan: FloorPlan, racks: set[str] | list[str]) -> dict[str, Place]:
         for name, (row, position) in spread.get(zone, ({}, 0))[0].items():
             out[name] = Place(base + half + row, position)
     base = 1 + max([plan.zones] + zones) * block
-    for prefix in sorted(other):
-        placed, rows = _spread(other[prefix], per_row)
+    for prefix in [*sorted(other), *last]:
+        placed, rows = _spread({**other, **last}[prefix], per_row)
         for name, (row, position) in placed.items():
             out[name] = Place(base + row, position)
         base += rows

@@ -122,6 +122,14 @@ class Fabric:
     hosts: HostSettings | None = None              # what every host shares (NCCL, mounts, scheduler)
     floor: FloorPlan | None = None                 # where the racks stand and their power budget (None: defaults)
     monitoring: MonitoringIntent | None = None     # the alerts' thresholds and durations (None: the defaults)
+    # devices of another build of the site that this one's are cabled to (a site's aggregation tier in a cluster's
+    # build, the clusters' ATSWs in the tier's): designed alike, never rendered here (teton.design.site)
+    externals: Mapping[str, Device] = field(default_factory=dict)
+
+    def device(self, name: str) -> Device:
+        """The device or external device named `name` (KeyError if neither)."""
+        d = self.devices.get(name)
+        return d if d is not None else self.externals[name]
 
     def by_role(self, role: str) -> list[Device]:
         return [d for d in self.devices.values() if d.role == role]

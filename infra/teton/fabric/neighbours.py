@@ -53,8 +53,8 @@ class _Index:
         for link in fabric.links:
             if link.kind not in LLDP_KINDS:
                 continue
-            own = [e for e in (link.a, link.b) if fabric.devices[e.device].rack == link.rack
-                   and fabric.devices[e.device].nos is not None] or [link.a]
+            own = [e for e in (link.a, link.b) if fabric.device(e.device).rack == link.rack
+                   and fabric.device(e.device).nos is not None] or [link.a]
             cid = cable_id(fabric, link, ordinals.get((own[0].device, own[0].port), 0))
             self.cables[(link.a.device, link.a.port)] = self.cables[(link.b.device, link.b.port)] = cid
         self._ids: dict[str, dict[str, str]] = {}
@@ -107,7 +107,7 @@ def expected(fabric: Fabric, device: Device) -> list[Neighbour]:
     for i in sorted(device.interfaces, key=lambda i: i.ordinal):
         if i.kind not in LLDP_KINDS:
             continue
-        peer = fabric.devices[i.peer]
+        peer = fabric.device(i.peer)
         out.append(Neighbour(i.name, index.port_id(device, i.name), peer.name, index.port_id(peer, i.peer_port),
                              peer.name, i.peer_port, index.cables.get((device.name, i.name), ""), i.kind))
     return out

@@ -15,7 +15,8 @@ from functools import cache
 from types import MappingProxyType
 from typing import Literal
 
-Network = Literal["roce", "infiniband", "frontend", "hosts", "storage", "services"]   # the first two: `Fabric.backend`
+# the first two: `Fabric.backend`; "site": a site's aggregation tier above its clusters (teton.design.site)
+Network = Literal["roce", "infiniband", "frontend", "hosts", "storage", "services", "site"]
 Tier = Literal["server", "rack", "spine", "aggregation"]
 """rack: one rack's switch; spine: every one of a zone at once takes the zone's uplinks away; aggregation: every one
 at once takes the zones' connection away."""
@@ -46,6 +47,8 @@ ROLES: tuple[Role, ...] = (
     Role("rtsw", "roce", "rack", 1, deploy=0, report=4, peer_group="RTSW"),
     Role("ctsw", "roce", "spine", 2, deploy=3, report=2, peer_group="CTSW"),
     Role("atsw", "roce", "aggregation", 3, deploy=6, report=0, peer_group="ATSW"),
+    # a site's backend aggregation tier above the clusters' ATSWs (teton.design.site): in a cluster's build an external
+    Role("bag", "site", "aggregation", 4, deploy=9, report=-1, peer_group="BAG"),
     Role("leaf", "infiniband", "rack", 1, deploy=2, report=5),
     Role("spine", "infiniband", "spine", 2, deploy=5, report=3),
     Role("core", "infiniband", "aggregation", 3, deploy=8, report=1),
@@ -72,6 +75,7 @@ LINK_KINDS: tuple[LinkKind, ...] = (
     LinkKind("host-rtsw", "roce", "host", "rtsw", rail=True),
     LinkKind("rtsw-ctsw", "roce", "rtsw", "ctsw"),
     LinkKind("ctsw-atsw", "roce", "ctsw", "atsw"),
+    LinkKind("atsw-bag", "site", "atsw", "bag"),
     LinkKind("host-leaf", "infiniband", "host", "leaf", rail=True),
     LinkKind("service-leaf", "infiniband", "service", "leaf"),   # a subnet manager's HCA, on a free leaf port
     LinkKind("leaf-spine", "infiniband", "leaf", "spine"),

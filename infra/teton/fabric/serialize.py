@@ -94,7 +94,7 @@ def dump_fabric(f: Fabric) -> str:
         head["monitoring"] = to_json(f.monitoring)
     if f.subnet_manager is not None:   # InfiniBand only, so a RoCE fabric.json is as it was
         head["subnet_manager"] = subnet.to_json(f.subnet_manager)
-    index = {(d.name, i.name): i.ordinal for d in f.devices.values() for i in d.interfaces}
+    index = {(d.name, i.name): i.ordinal for d in (*f.devices.values(), *f.externals.values()) for i in d.interfaces}
     names = sorted(f.devices)
     routed = [n for n in names if f.devices[n].routing is not None]
     parts = ['{"fabric":', _dump(head), ',\n"devices":[\n',
@@ -103,7 +103,11 @@ def dump_fabric(f: Fabric) -> str:
              ",\n".join(_dump(_routing(n, f.devices[n].routing)) for n in routed),  # type: ignore[arg-type]
              '\n],\n"links":[\n',
              ",\n".join(_dump(_link(link, index)) for link in f.links),
-             "\n]", dump_hosts(f.hosts, {n: d.host for n, d in f.devices.items()}), "}\n"]
+             "\n]"]
+    if f.externals:   # a site member's: only then, so a cluster's fabric.json is as it was
+        parts += [',\n"externals":[\n', ",\n".join(_dump(_device(f.externals[n], ids)) for n in sorted(f.externals)),
+                  "\n]"]
+    parts += [dump_hosts(f.hosts, {n: d.host for n, d in f.devices.items()}), "}\n"]
     return "".join(parts)
 
 
@@ -189,13 +193,16 @@ def load_fabric(text: str) -> Fabric:
         where = "hosts"
         hosts, plans = load_hosts(data)
         devices: dict[str, Device] = {}
-        for k, d in enumerate(data["devices"]):
-            where = f"devices[{k}]"
+        externals: dict[str, Device] = {}
+        records = [("devices", k, d, devices) for k, d in enumerate(data["devices"])]
+        records += [("externals", k, d, externals) for k, d in enumerate(data.get("externals", ()))]
+        for key, k, d, into in records:
+            where = f"{key}[{k}]"
             typed(d, DEVICE_TYPES, where)
-            if d["name"] in devices:
+            if d["name"] in devices or d["name"] in externals:
                 raise FabricFormatError(f"fabric.json {where}: device {str(d['name'])[:80]!r} is listed twice")
             model = models.get(d["model"])
-            devices[d["name"]] = Device(
+            into[d["name"]] = Device(
                 d["name"], d["role"], d["model"], d["nos"], d["zone"], d["rack"], d["ru"], d["height_ru"], d["plane"],
                 d["asn"], d["loopback4"], d["loopback6"], d["router_id"], d["mgmt"], tuple(d["prefixes4"]),
                 tuple(d["prefixes6"]), d["power_w"], tuple(interfaces.get(d["name"], ())),
@@ -212,7 +219,8 @@ def load_fabric(text: str) -> Fabric:
                       subnet_manager=None if head.get("subnet_manager") is None
                       else subnet.from_json(head["subnet_manager"]),
                       floor=_intent(FloorPlan, head.get("floor")),
-                      monitoring=_intent(MonitoringIntent, head.get("monitoring")))
+                      monitoring=_intent(MonitoringIntent, head.get("monitoring")),
+                      externals=MappingProxyType(externals))
     except FabricFormatError:
         raise
     except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:

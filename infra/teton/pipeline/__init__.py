@@ -29,6 +29,7 @@ from teton import targets
 from teton.checks import check_fabric, check_spec, errors
 from teton.checks.ib_rules import ib_live
 from teton.design import design
+from teton.design.site import SiteMember
 from teton.fabric.model import Fabric
 from teton.fabric.plan import plan
 from teton.findings import Finding, SpecError
@@ -91,14 +92,15 @@ def load_and_design(path: str | Path, *, timeout: float | None = None) -> Design
     return design_spec(path, load_spec(path, timeout))
 
 
-def design_spec(path: str | Path, cluster: Cluster) -> Designed:
-    """Check and design `cluster`, loaded from the spec at `path` (findings name it, with lines)."""
+def design_spec(path: str | Path, cluster: Cluster, site: SiteMember | None = None) -> Designed:
+    """Check and design `cluster`, loaded from the spec at `path` (findings name it, with lines); `site`: as a member
+    of a site (`teton.design.site`)."""
     file = str(path)
     findings = check_spec(cluster, file) + list(targets.check_nos(cluster, file)) + list(
         targets.check_port_naming(cluster, file))
     if errors(findings):
         raise SpecError(with_lines(findings, spec_lines(path)))
-    fabric = design(cluster, Path(file).parent)
+    fabric = design(cluster, Path(file).parent, site)
     findings += check_fabric(fabric, file, cluster) + targets.check_fabric(fabric, file)
     findings = with_lines(findings, spec_lines(path)) if findings else findings
     if errors(findings):

@@ -168,7 +168,7 @@ def _links(c: Canvas, fabric: Fabric, boxes: dict[str, tuple[int, int]], x_of: d
     """One line per (zone or outside column, band) pair that links join, with the link count."""
     pairs: Counter[tuple[str, str]] = Counter()
     for link in fabric.links:
-        a, b = column_of(fabric.devices[link.a.device]), column_of(fabric.devices[link.b.device])
+        a, b = column_of(fabric.device(link.a.device)), column_of(fabric.device(link.b.device))
         if a == b:
             continue
         if a in (TOP, BOTTOM):

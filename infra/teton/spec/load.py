@@ -11,10 +11,10 @@ from __future__ import annotations
 import codecs
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import yaml
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from teton import limits
 from teton.findings import Finding, SpecError, join_path
@@ -22,6 +22,7 @@ from teton.spec.messages import schema_message
 from teton.spec.model import Cluster
 
 Lines = dict[tuple[str | int, ...], int]
+_M = TypeVar("_M", bound=BaseModel)
 
 YAML_SUFFIXES = (".yaml", ".yml", ".json")
 _Loader: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml: about ten times faster
@@ -49,20 +50,8 @@ def load_spec(path: str | Path, timeout: float | None = None) -> Cluster:
 
 
 def _load(path: Path, timeout: float | None) -> Cluster:
-    filename = str(path)
-    if not path.is_file():
-        what = "not a regular file" if path.exists() else "no such file"
-        raise SpecError([Finding(filename, "", what, rule="io")])
-    if path.suffix not in (".py", *YAML_SUFFIXES):
-        raise SpecError([Finding(filename, "", "a spec is a .yaml, .yml, .json or .py file", rule="io")])
-    if path.suffix == ".py":
-        from teton.spec.pyspec import run_python_spec
-
-        _check_size(path)
-        data, line = run_python_spec(path, timeout)
-        check_shape(data, filename)
-        return validate_data(data, filename, {(): line} if line else None)
-    return load_yaml_text(read_spec_text(path), filename)
+    data, lines = load_data(path, timeout)
+    return validate_data(data, str(path), lines)
 
 
 def _check_size(path: Path) -> None:
@@ -286,13 +275,37 @@ def with_lines(findings: list[Finding], lines: dict[str, int]) -> list[Finding]:
 
 def validate_data(data: Any, filename: str, lines: Lines | None = None) -> Cluster:
     """Plain data -> Cluster, or SpecError listing every schema violation."""
+    return validate_as(Cluster, data, filename, lines)
+
+
+def validate_as(model: type[_M], data: Any, filename: str, lines: Lines | None = None) -> _M:
+    """Plain data -> `model` (a cluster or a site), or SpecError listing every schema violation."""
     lines = lines or {}
     if not isinstance(data, dict):
         raise SpecError([Finding(filename, "", "the spec must be a mapping of keys to values", line=lines.get(()))])
     try:
-        return Cluster.model_validate(data)
+        return model.model_validate(data)
     except ValidationError as exc:
         raise SpecError(_findings(exc, data, filename, lines)) from None
+
+
+def load_data(path: Path, timeout: float | None = None) -> tuple[Any, Lines]:
+    """A spec file's plain data and the line of each path (YAML), before its schema is checked: the YAML bounded, a
+    Python spec run in its child process; SpecError naming the file."""
+    filename = str(path)
+    if not path.is_file():
+        what = "not a regular file" if path.exists() else "no such file"
+        raise SpecError([Finding(filename, "", what, rule="io")])
+    if path.suffix not in (".py", *YAML_SUFFIXES):
+        raise SpecError([Finding(filename, "", "a spec is a .yaml, .yml, .json or .py file", rule="io")])
+    if path.suffix == ".py":
+        from teton.spec.pyspec import run_python_spec
+
+        _check_size(path)
+        data, line = run_python_spec(path, timeout)
+        check_shape(data, filename)
+        return data, {(): line} if line else {}
+    return parse_yaml(read_spec_text(path), filename)
 
 
 def _findings(exc: ValidationError, data: Any, filename: str, lines: Lines) -> list[Finding]:

@@ -348,7 +348,7 @@ def structured_config(fabric: Fabric, d: Device) -> dict[str, Any]:
         e: dict[str, Any] = {"name": i.name, "description": _description(i, lldp.get(i.name)), "shutdown": False,
                              "mtu": i.mtu, "speed": f"{i.speed_gbps}g", "switchport": {"enabled": False},
                              "metadata": {"peer": i.peer, "peer_interface": i.peer_port,
-                                          "peer_type": fabric.devices[i.peer].role}}
+                                          "peer_type": fabric.device(i.peer).role}}
         if i.ipv4:
             e["ip_address"] = i.ipv4
         if i.ipv6:

@@ -113,7 +113,7 @@ def _port(fabric: Fabric, p: Port, i: Interface | None, pm: PlatformMap, path: s
         return e
     e.update(state=E.ENABLED, routable=True, parserType=E.L4, ingressVlan=port_vlan(i),
              description=f"P2P {i.peer} {i.peer_port}")
-    if fabric.devices[i.peer].role not in SERVER_ROLES:
+    if fabric.device(i.peer).role not in SERVER_ROLES:
         e["expectedLLDPValues"] = {str(E.LLDP_PORT): i.peer_port, str(E.LLDP_SYSTEM_NAME): i.peer}
     return e
 

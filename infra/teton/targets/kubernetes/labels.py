@@ -105,7 +105,7 @@ def host_labels(fabric: Fabric, host: Device) -> dict[str, str]:
     labels = {CLUSTER: fabric.name, KUEUE_BLOCK: zone, KUEUE_RACK: host.rack}
     if fabric.backend == "infiniband":
         if _three_levels(fabric):
-            pods = sorted({int(fabric.devices[peer].attrs.get("pod", 1)) for _, peer in rails
+            pods = sorted({int(fabric.device(peer).attrs.get("pod", 1)) for _, peer in rails
                            if peer in fabric.devices})
             labels[CORE] = fabric.name
             labels[SPINE] = f"p{pods[0] if pods else 1:02d}"

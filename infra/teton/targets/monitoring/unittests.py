@@ -48,7 +48,7 @@ def links(fabric: Fabric, m: MonitoringIntent, found: Found) -> Group:
     steps = m.link_down_for_s // g.step + 1
     fired = []
     for j, (_, lab) in enumerate(_ends(sample)):
-        d = fabric.devices[lab["device"]]
+        d = fabric.device(lab["device"])
         down, absent = (j // 2) % 3 == 1 and lab["end"] == "a", (j // 2) % 3 == 2 and lab["end"] == "b"
         src = port_source(d)
         if src is not None and not absent:
@@ -77,7 +77,7 @@ def bgp(fabric: Fabric, m: MonitoringIntent, found: Found) -> Group:
         for end in ("a", "b"):
             lab = {k: v for k, v in end_labels(link, end).items() if k != "kind"}
             lab.update(afi=s.get("afi"), peer_address=s.get("peer_address" if end == "a" else "address"))
-            d, peer = fabric.devices[lab["device"]], fabric.devices[lab["peer_device"]]
+            d, peer = fabric.device(lab["device"]), fabric.device(lab["peer_device"])
             down, absent = j % 3 == 1 and end == "a", j % 3 == 2 and end == "b"
             values, src = f"{0 if down else 1}x{steps}", bgp_source(d)
             if src == "frr" and not absent:
@@ -111,10 +111,10 @@ def counters(fabric: Fabric, m: MonitoringIntent, found: Found, alert: str) -> G
     over, at = (2 * m.link_flaps, 2 * m.link_flaps - 2) if flaps else (m.port_errors + 1, m.port_errors)
     g = Group(fabric, m, f"{alert}: {over} in {window}s fires, {at} does not")
     sample = sample_links(found, m.test_sample)
-    ends = [(link, lab) for link, lab in _ends(sample) if port_source(fabric.devices[lab["device"]])]
+    ends = [(link, lab) for link, lab in _ends(sample) if port_source(fabric.device(lab["device"]))]
     fired = []
     for j, (_, lab) in enumerate(pick(ends, 2 * m.test_sample)):
-        d = fabric.devices[lab["device"]]
+        d = fabric.device(lab["device"])
         src = port_source(d)
         name = {("node", True): "node_network_carrier_changes_total",
                 ("node", False): "node_network_receive_errs_total",
@@ -137,11 +137,11 @@ def optics(fabric: Fabric, m: MonitoringIntent, found: Found) -> Group:
     g = Group(fabric, m, f"optics: receive power beyond the module's warnings ({low:g}, {high:g} dBm) by more than "
                          f"{m.optics_margin_db:g} dB fires, inside does not")
     sample = sample_links(found, m.test_sample)
-    ends = [(link, lab) for link, lab in _ends(sample) if fabric.devices[lab["device"]].nos in ("sonic", "eos")]
+    ends = [(link, lab) for link, lab in _ends(sample) if fabric.device(lab["device"]).nos in ("sonic", "eos")]
     steps = m.optics_for_s // g.step + 1
     fired = []
     for j, (_, lab) in enumerate(pick(ends, 3 * m.test_sample)):
-        d = fabric.devices[lab["device"]]
+        d = fabric.device(lab["device"])
         power = (-3.0, low - m.optics_margin_db - 1, high + m.optics_margin_db + 1)[j % 3]
         g.observed(d, "gnmi", "teton_gnmi_optic_rx_power_dbm", {"port": lab["port"], "lane": "1"},
                    f"{number(power)}x{steps}")
@@ -183,7 +183,7 @@ def pfc_storms(fabric: Fabric, m: MonitoringIntent, found: Found) -> Group | Non
     chosen = [lab for _, lab in pick(ends, 2 * m.test_sample)]
     fired = []
     for j, lab in enumerate(chosen):
-        d, designed = fabric.devices[lab["device"]], lossless[lab["device"]]
+        d, designed = fabric.device(lab["device"]), lossless[lab["device"]]
         p = designed.get("priority")
         g.observed(d, "gnmi", "teton_gnmi_pfcwd_storms_total", {"port": lab["port"], "priority": p},
                    "0 1 1" if j % 2 == 0 else "2x2")
@@ -213,7 +213,7 @@ def pfc_pause(fabric: Fabric, m: MonitoringIntent, found: Found) -> Group | None
     chosen = [lab for _, lab in pick(ends, 2 * m.test_sample)]
     fired = []
     for j, lab in enumerate(chosen):
-        d, p = fabric.devices[lab["device"]], lossless[lab["device"]].get("priority")
+        d, p = fabric.device(lab["device"]), lossless[lab["device"]].get("priority")
         share = over if j % 2 == 0 else under
         g.observed(d, "gnmi", "teton_gnmi_pfc_rx_pause_seconds_total", {"port": lab["port"], "priority": p},
                    f"0+{number(share * g.step)}x{steps}")
@@ -263,7 +263,7 @@ def ecn(fabric: Fabric, m: MonitoringIntent, found: Found, on: bool) -> Group | 
     steps = at // g.step
     fired = []
     for j, lab in enumerate(chosen):
-        d, q = fabric.devices[lab["device"]], lossless[lab["device"]].get("queue")
+        d, q = fabric.device(lab["device"]), lossless[lab["device"]].get("queue")
         where = {"port": lab["port"], "queue": q}
         if on:
             share = over if j % 2 == 0 else under

@@ -127,7 +127,7 @@ class SonicTarget(DeviceTarget):
                       state: Any) -> tuple[Files, list[Finding]]:
         assert device.routing is not None
         db = config_db(device, fabric.models[device.model])
-        db.update(neighbour_tables(expected(fabric, device), {i.peer: fabric.devices[i.peer].role
+        db.update(neighbour_tables(expected(fabric, device), {i.peer: fabric.device(i.peer).role
                                                                for i in device.interfaces}))
         path = self.path(device.name, "config_db.json")
         problems = yang_findings(path, state.validate(device.name, db)) if state is not None else []

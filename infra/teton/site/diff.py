@@ -1,0 +1,132 @@
+"""`teton diff SITE_A SITE_B`: per cluster, `teton diff`'s engine (`teton.diff.engine.compare`) over the member's
+Fabric in A and in B, each designed as a member of its site (no render cache: a cache record knows the cluster spec,
+not the site it sits in); a cluster only in B is a new cluster, only in A a removed one; then the tier, file by file
+(its BAG switches' files and its fabric-wide files), rendered from each site's tier.
+
+A site's members are compared one at a time (two Fabrics of one cluster in memory, never the site's).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from teton.checks import errors
+from teton.diff import DiffResult
+from teton.diff.engine import compare
+from teton.diff.sides import Side
+from teton.diff.textdiff import FileDiff, unified
+from teton.diff.verdict import verdict
+from teton.fabric.model import Fabric
+from teton.findings import Finding, SpecError
+from teton.pipeline import design_spec, render
+from teton.site.design import attachment, members_of, tier_of
+from teton.site.load import LoadedSite, load_site
+from teton.site.rules import check_site
+from teton.targets import RenderContext, reference_folders
+
+
+@dataclass
+class SiteDiff:
+    old: str
+    new: str
+    clusters: dict[str, DiffResult] = field(default_factory=dict)     # in both sites
+    added: dict[str, int] = field(default_factory=dict)               # only in B: its devices
+    removed: dict[str, int] = field(default_factory=dict)             # only in A
+    tier: list[FileDiff] = field(default_factory=list)
+    warnings: list[Finding] = field(default_factory=list)
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.added or self.removed or self.tier or any(r.changed for r in self.clusters.values()))
+
+    def headline(self) -> str:
+        changed = [c for c, r in self.clusters.items() if r.changed]
+        return (f"site diff: {len(self.added)} new cluster(s), {len(self.removed)} removed, {len(changed)} of "
+                f"{len(self.clusters)} changed, {len(self.tier)} file(s) of the tier change")
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"old": self.old, "new": self.new, "changed": self.changed,
+                "clusters": {c: json.loads(r.render("json")) for c, r in self.clusters.items()},
+                "new_clusters": self.added, "removed_clusters": self.removed,
+                "tier": [{"path": f.path, "added": f.added, "removed": f.removed, "lines": f.lines} for f in self.tier]}
+
+    def render(self, fmt: str) -> str:
+        if fmt == "json":
+            return json.dumps(self.as_dict(), indent=1, sort_keys=True) + "\n"
+        md = fmt == "markdown"
+        lines = [f"{'### ' if md else ''}teton diff of sites: {self.old} -> {self.new}", ""]
+        for c, n in self.added.items():
+            lines.append(f"{'- ' if md else ''}cluster {c}: new cluster ({n:,} devices)")
+        for c, n in self.removed.items():
+            lines.append(f"{'- ' if md else ''}cluster {c}: removed ({n:,} devices)")
+        for c, r in self.clusters.items():
+            if not r.changed:
+                lines.append(f"{'- ' if md else ''}cluster {c}: unchanged")
+        for c, r in self.clusters.items():
+            if r.changed:
+                lines += ["", f"{'#### ' if md else '== '}cluster {c}: {r.level}", r.render(fmt).rstrip("\n")]
+        lines += ["", f"{'#### ' if md else '== '}the tier: {len(self.tier)} file(s) change"]
+        for f in self.tier:
+            lines.append(f"{f.path}: +{f.added} -{f.removed}")
+            if md:
+                lines += ["```diff", *f.lines, "```"]
+            else:
+                lines += list(f.lines)
+        return "\n".join(lines) + "\n"
+
+
+def _tier_files(loaded: LoadedSite, attached: dict[str, Fabric], ctx: RenderContext) -> dict[str, str]:
+    tier, found = tier_of(loaded, attached)
+    if errors(found):
+        raise SpecError(found)
+    return {rel: text for files in render(tier, ctx).values() for rel, text in files.items()}
+
+
+def diff_sites(old: str | Path, new: str | Path, *, cache: object = None, yang_dir: Path | None = None,
+               context: int = 3) -> SiteDiff:
+    """Compare the site specs `old` and `new`; SpecError with every finding of either."""
+    del cache     # a member's design depends on its site: not in a cache record's key
+    ctx = RenderContext(folders=reference_folders({"--yang-dir": yang_dir}))
+    a, b = load_site(old), load_site(new)
+    for loaded in (a, b):
+        found = check_site(loaded)
+        if errors(found):
+            raise SpecError(found)
+    ma, mb = members_of(a), members_of(b)
+    result = SiteDiff(str(old), str(new))
+    attached: tuple[dict[str, Fabric], dict[str, Fabric]] = ({}, {})
+    for name in [*a.clusters, *(c for c in b.clusters if c not in a.clusters)]:
+        if name not in b.clusters:
+            designed = design_spec(a.files[name], a.clusters[name], site=ma[name])
+            result.removed[name] = len(designed.fabric.devices)
+            attached[0][name] = attachment(designed.fabric)
+            continue
+        if name not in a.clusters:
+            designed = design_spec(b.files[name], b.clusters[name], site=mb[name])
+            result.added[name] = len(designed.fabric.devices)
+            attached[1][name] = attachment(designed.fabric)
+            result.warnings += designed.warnings
+            continue
+        sa = Side(str(old), a.files[name], a.clusters[name], ctx, None, site=ma[name])
+        sb = Side(str(new), b.files[name], b.clusters[name], ctx, None, site=mb[name])
+        try:
+            sa.start(False)
+            sb.start(False)
+            comparison = compare(sa.wait(), sb.wait(), context)
+            assert sa.fabric is not None and sb.fabric is not None
+            attached[0][name], attached[1][name] = attachment(sa.fabric), attachment(sb.fabric)
+        finally:
+            sa.close()
+            sb.close()
+        level, reasons = verdict(comparison)
+        result.clusters[name] = DiffResult(comparison, level, reasons, sa.warnings + sb.warnings)
+        result.warnings += sb.warnings
+    fa, fb = _tier_files(a, attached[0], ctx), _tier_files(b, attached[1], ctx)
+    for rel in sorted(set(fa) | set(fb)):
+        d = unified(rel, fa.get(rel), fb.get(rel), context)
+        if d is not None:
+            result.tier.append(d)
+    return result

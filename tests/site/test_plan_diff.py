@@ -1,0 +1,62 @@
+"""`teton plan SITE` and `teton diff SITE_A SITE_B`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from tests.site.conftest import LAB_SITE, tree
+from teton.cli.app import main
+from teton.site.diff import diff_sites
+from teton.site.render import render_site
+
+
+def test_the_site_plan_counts_each_tier_and_every_cable_once() -> None:
+    result = CliRunner().invoke(main, ["plan", str(LAB_SITE), "--json"])
+    assert result.exit_code == 0, result.output
+    p = json.loads(result.stdout)
+    assert list(p["clusters"]) == ["lab-a", "lab-b"]
+    a = p["clusters"]["lab-a"]
+    assert a["gpus"] == 64 and a["switches"]["atsw"] == 2
+    assert "atsw-bag" not in a["links"]                  # a member's links into the tier are the tier's
+    assert a["oversubscription"]["atsw"] == 4.0          # 8 CTSW links down, 2 into the tier
+    t = p["tier"]
+    assert (t["switches"], t["links"], t["oversubscription"], t["goal"]) == (2, 8, 4.0, 4.0)
+    # per BAG switch: 2 clusters x 2 ATSWs x 1 uplink used; the room holds 4 clusters x 4 ATSWs; 144 400G ports
+    assert t["ports"] == {"total": 144, "used": 4, "free_in_room": 12, "free": 128, "room_clusters": 4,
+                          "room_atsw": 4, "per_slot": 4}
+    s = p["totals"]
+    assert s["gpus"] == 128 and s["switches"]["bag"] == 2 and s["switches"]["atsw"] == 4
+    assert s["links"]["atsw-bag"] == 8
+    assert s["optics"] == sum(c["optics"] for c in p["clusters"].values()) + t["optics"]
+    assert s["power_kw"] == round(sum(c["power_kw"] for c in p["clusters"].values()) + t["power_kw"], 3)
+
+
+def test_a_fourth_cluster_in_the_room_changes_only_the_tiers_attachment_lines(site_dir: Path, tmp_path: Path) -> None:
+    three, four = render_site(site_dir / "site3.yaml", tmp_path / "three"), render_site(site_dir / "site4.yaml",
+                                                                                         tmp_path / "four")
+    for cluster in ("lab-a", "lab-b", "lab-c"):      # every existing cluster's build byte for byte
+        assert tree(three.out / cluster) == tree(four.out / cluster), cluster
+    d = diff_sites(site_dir / "site3.yaml", site_dir / "site4.yaml")
+    assert d.changed
+    assert list(d.added) == ["lab-d"] and not d.removed
+    assert list(d.clusters) == ["lab-a", "lab-b", "lab-c"]
+    assert not any(r.changed for r in d.clusters.values())
+    bag = [f for f in d.tier if f.path.startswith("devices/bag")]
+    assert {f.path.split("/")[1] for f in bag} == {"bag01", "bag02"}
+    assert all(f.removed == 0 and f.added > 0 for f in bag), [(f.path, f.removed) for f in bag]
+    added = [line for f in bag for line in f.lines if line.startswith("+") and not line.startswith("+++")]
+    assert any("lab-d--atsw01" in line for line in added)
+    text = d.render("text")
+    assert "cluster lab-d: new cluster" in text and "cluster lab-a: unchanged" in text
+    result = CliRunner().invoke(main, ["diff", str(site_dir / "site3.yaml"), str(site_dir / "site4.yaml"),
+                                       "--format", "json"])
+    assert result.exit_code == 1, result.output
+    assert list(json.loads(result.stdout)["new_clusters"]) == ["lab-d"]
+
+
+def test_a_site_diff_with_itself_is_empty(site_dir: Path) -> None:
+    d = diff_sites(site_dir / "site.yaml", site_dir / "site.yaml")
+    assert not d.changed and not d.tier and list(d.clusters) == ["lab-a", "lab-b"]
