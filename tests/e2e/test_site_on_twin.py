@@ -23,7 +23,7 @@ pytestmark = pytest.mark.root
 
 NAME = os.environ.get("TETON_SITE_TWIN", "site")
 SITE = INVENTORY / "site-lab.yaml"
-SRC_HOST, DST_HOST = "lab-a--z01-r001-h1", "lab-b--z02-r002-h2"      # rack 1 of lab-a's zone 1, rack 2 of lab-b's zone 2
+SRC_HOST, DST_HOST = "lab-a--z01-r001-h1", "lab-b--z02-r002-h2"      # lab-a's zone 1 rack 1, lab-b's zone 2 rack 2
 RACK, REMOTE_RACK = "lab-a--z01-r001-rtsw", "lab-b--z02-r002-rtsw"
 
 
@@ -156,7 +156,7 @@ def _peer(fabric, switch: str, hop: dict) -> str:
 def test_an_atsw_cut_off_the_tier_is_carried_by_the_other(site):
     from teton.twin import service
 
-    (src4, src6), (dst4, _) = _rail(site.fabric, SRC_HOST), _rail(site.fabric, DST_HOST)
+    (src4, _), (dst4, _) = _rail(site.fabric, SRC_HOST), _rail(site.fabric, DST_HOST)
     prefix = site.fabric.device(REMOTE_RACK).prefixes4[0]
     uplinks = [i.name for i in site.fabric.device("lab-a--atsw01").interfaces if i.kind == "atsw-bag"]
     assert len(uplinks) == 2          # one to each BAG switch

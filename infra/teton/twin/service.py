@@ -4,9 +4,10 @@ and the front end, with every GPU host, storage server and service host) on this
 `up` takes a spec (rendered exactly as `teton render` does) or a build folder, and snapshots the build into the twin's
 state folder; from then on every verb reads only that snapshot: what runs comes from its artifacts, what is expected
 from its fabric.json and the failures applied.  Editing the spec, or rendering it again, changes nothing until the next
-`up`.  The other verbs find the running twin by its name (the cluster's), given as the name itself, a spec or a build
-folder.  State lives in /run/teton/twin/<name>/ (short paths: FRR's vty sockets must fit in 107 bytes); every kernel
-object is named tt-<name>-..., so `down` also finds what a crashed run left behind.
+`up`.  The other verbs find the running twin by its name (the cluster's, or the one `up` was given: a site's merged
+build beside a cluster's twin), given as the name itself, a spec or a build folder.  State lives in
+/run/teton/twin/<name>/ (short paths: FRR's vty sockets must fit in 107 bytes); every kernel object is named
+tt-<name>-..., so `down` also finds what a crashed run left behind.
 """
 
 from __future__ import annotations
