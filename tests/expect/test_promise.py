@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import pytest
+
+from tests.helpers import INVENTORY
 from teton.expect import NO_FAILURES, Failures, PingProbe, Sampling, check, expected_sessions, promise
 
 
@@ -89,3 +92,37 @@ def test_an_observer_of_peer_addresses_names_each_designed_session_down(lab_fabr
     assert by["z01-ctsw01"].established == -1 and by["z01-ctsw01"].down == p.peers["z01-ctsw01"]
     assert f"z01-r001-rtsw: session {lost.interface} {lost.family} to {lost.peer} ({lost.address}) not " \
            "Established" in report.problems()
+
+
+@pytest.fixture(scope="module")
+def site_fabric():
+    """The lab site (inventory/site-lab.yaml) as one Fabric: lab-a and lab-b, and the BAG switches joining their
+    backends (what a site's merged build holds and its twin runs)."""
+    from teton.site.design import design_site, merged
+    from teton.site.load import load_site
+
+    return merged(design_site(load_site(INVENTORY / "site-lab.yaml")))
+
+
+def test_a_site_promises_one_backend_through_its_aggregation_tier_and_a_front_end_per_cluster(site_fabric):
+    from teton.expect import TIER, ecmp_probes, frontend_pairs, lost_paths
+
+    assert TIER["bag"] == TIER["atsw"] + 1                 # the BAG switches: routed, above the ATSWs
+    probes = ecmp_probes(site_fabric, 10_000)
+    cluster = {n: n.partition("--")[0] if "--" in n else "site" for n in site_fabric.devices}
+    role = {n: d.role for n, d in site_fabric.devices.items()}
+    # the backend is one network across the site, the BAG switches in it; each front end is its cluster's alone
+    assert ("bag01", "lab-b--z02-r002-rtsw") in probes and ("lab-a--z01-r001-rtsw", "lab-b--z02-r002-rtsw") in probes
+    assert not any(role[t] == "fe-rsw" and cluster[x] != cluster[t] for x, t in probes)
+    assert not any(role[x] == "bag" and role[t] == "fe-rsw" for x, t in probes)
+    model = NO_FAILURES.model(site_fabric)
+    assert model.next_hops("lab-a--z01-r001-rtsw", "lab-b--z02-r002-rtsw") == 4     # every CTSW of its zone
+    assert model.next_hops("lab-a--z01-ctsw01", "lab-b--z02-r002-rtsw") == 2        # both ATSWs
+    assert model.next_hops("lab-a--atsw01", "lab-b--z02-r002-rtsw") == 2            # both BAG switches
+    assert model.next_hops("bag01", "lab-b--z02-r002-rtsw") == 2                    # lab-b's two ATSWs
+    reach, total = frontend_pairs(site_fabric, 10_000)
+    assert total == 2 * 8 * 7 and all(cluster[p.host] == cluster[p.peer] for p in reach)
+    # one BAG switch carries the site; without both, every rack pair across the clusters is cut off
+    assert Failures(devices=("bag01",)).model(site_fabric).next_hops("lab-a--atsw01", "lab-b--z02-r002-rtsw") == 1
+    apart = lost_paths(site_fabric, Failures(devices=("bag01", "bag02")))
+    assert len(apart) == 2 * 4 * 4 and all(p.after == 0 and cluster[p.rack] != cluster[p.towards] for p in apart)

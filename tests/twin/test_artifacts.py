@@ -100,3 +100,11 @@ def test_a_cluster_without_a_routed_network_is_refused_with_a_pointer_to_the_sim
     with pytest.raises(TetonError, match=r"'lab-ib' has an infiniband backend and no front end; the twin runs "
                                          r"routed Ethernet networks in FRR.*ibsim.*OpenSM.*teton ib verify"):
         twin_plan(folder)
+
+
+def test_a_twin_name_of_its_own_must_name_its_namespaces(tmp_path):
+    from teton.twin import service
+
+    with pytest.raises(TetonError, match=r"twin name 'lab-site'.*'lab_site' would do"):
+        service.up(str(tmp_path / "nothing.yaml"), name="lab-site")      # refused before anything is read or made
+    assert not service.state_dir("lab-site").exists() and not service.state_dir("lab_site").exists()

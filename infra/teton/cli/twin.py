@@ -21,15 +21,18 @@ def twin() -> None:
 
 @twin.command("up")
 @click.argument("spec", metavar="SPEC|BUILD", type=click.Path(exists=True))
+@click.option("--name", default=None, metavar="NAME",
+              help="the twin's name (letters, digits, '_'; 16 at most), which the other verbs take; default: the "
+                   "cluster's (a site's merged build: the site's)")
 @click.option("--json", "as_json", is_flag=True)
-def twin_up(spec: str, as_json: bool) -> None:
+def twin_up(spec: str, name: str | None, as_json: bool) -> None:
     """Start the backend fabric of SPEC (rendered first) or of a BUILD folder: one namespace per switch and host,
-    zebra+bgpd per switch."""
+    zebra+bgpd per switch.  A site runs as its merged build (`teton render SITE --merged DIR`)."""
     from teton.deploy.drift import secrets_from_env
     from teton.twin import service
 
     with progress("starting the twin"):   # TETON_SECRET_<name> variables: run the site's secrets, as a deploy pushes
-        r = twin_call(service.up, as_json, spec, secrets_from_env() or None)
+        r = twin_call(service.up, as_json, spec, secrets_from_env() or None, name)
     twin_out(r, as_json, not r.ecmp_mismatches)
 
 

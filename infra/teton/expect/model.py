@@ -14,9 +14,11 @@ from typing import Any
 
 from teton.fabric.intent import Neighbor
 from teton.fabric.model import Fabric, Interface
-from teton.fabric.roles import role, server_link_kinds, tier_levels
+from teton.fabric.roles import link_kinds, server_link_kinds, tier_levels
 
-ROUTED = ("roce", "frontend")  # the networks routed by eBGP between switch tiers (InfiniBand is routed by its SM)
+# the networks routed by eBGP between switch tiers (InfiniBand is routed by its SM); "site": a site's backend
+# aggregation tier above its clusters' ATSWs (its BAG switches: in a site's merged build, teton.site.design)
+ROUTED = ("roce", "frontend", "site")
 TIER = {r: level for net in ROUTED for r, level in tier_levels(net).items()}   # their switch roles and levels
 RACK_ROLES = tuple(sorted(r for r, level in TIER.items() if level == 1))      # rtsw, fe-rsw
 FRONTEND_NICS = server_link_kinds("frontend")
@@ -153,21 +155,43 @@ class Promise:
     peers: Mapping[str, tuple[Neighbor, ...]] = field(default_factory=dict)
 
 
+def _joined(fabric: Fabric, linked: Callable[[str, str], bool]) -> dict[str, str]:
+    """{device: the first device of its connected part} over the designed links for which `linked(a, b)` holds: the
+    networks as cabled (a site's merged build has one backend, joined by its aggregation tier, and one front end
+    per cluster)."""
+    parent = {n: n for n in fabric.devices}
+
+    def find(n: str) -> str:
+        while parent[n] != n:
+            parent[n] = parent[parent[n]]
+            n = parent[n]
+        return n
+
+    for link in fabric.links:
+        a, b = link.a.device, link.b.device
+        if a in parent and b in parent and linked(a, b):
+            ra, rb = sorted((find(a), find(b)))
+            parent[rb] = ra
+    return {n: find(n) for n in parent}
+
+
+def _routed_parts(fabric: Fabric) -> dict[str, str]:
+    """The connected parts of the routed switches (links between two of them)."""
+    routed = {n for n, d in fabric.devices.items() if d.role in TIER}
+    return _joined(fabric, lambda a, b: a in routed and b in routed)
+
+
 def ecmp_probes(fabric: Fabric, sample: int, sources: Sequence[str] | None = None) -> list[tuple[str, str]]:
-    """(switch, remote rack switch) pairs whose ECMP width is checked (a fixed sample on a big fabric), from
+    """(switch, remote rack switch) pairs of one routed network as cabled (one cluster's backend or front end; a
+    site's backend with its aggregation tier) whose ECMP width is checked (a fixed sample on a big fabric), from
     `sources` (None: every routed switch)."""
     switches = sorted(n for n, d in fabric.devices.items() if d.role in TIER) if sources is None else sorted(sources)
     racks = sorted(n for n, d in fabric.devices.items() if d.role in RACK_ROLES)
-    net = {n: _network(fabric, n) for n in (*switches, *racks)}
-    pairs = [(x, t) for x in switches for t in racks if x != t and net[x] == net[t]]
+    part = _routed_parts(fabric)
+    pairs = [(x, t) for x in switches for t in racks if x != t and part[x] == part[t]]
     if len(pairs) > sample:
         pairs = sorted(random.Random(0).sample(pairs, sample))
     return pairs
-
-
-def _network(fabric: Fabric, name: str) -> str | None:
-    r = role(fabric.devices[name].role)
-    return r.network if r is not None else None
 
 
 def expected_ecmp(fabric: Fabric, failures: Failures, pairs: Sequence[tuple[str, str]]) -> tuple[EcmpProbe, ...]:
@@ -247,10 +271,14 @@ def _front_address(fabric: Fabric, name: str, family: str, failures: Failures,
 
 def frontend_pairs(fabric: Fabric, sample: int,
                    failures: Failures = NO_FAILURES) -> tuple[tuple[PingProbe, ...], int]:
-    """Each GPU host's first front-end address to the first of every storage server and service host (the NFS and
-    Tectonic servers, the Slurm controller), both families, from and to NICs still attached under `failures`; a
-    fixed sample of at most `sample` of them, and how many there are in all."""
+    """Each GPU host's first front-end address to the first of every storage server and service host of its front
+    end (the NFS and Tectonic servers, the Slurm controller; a site's merged build has one front end per cluster),
+    both families, from and to NICs still attached under `failures`; a fixed sample of at most `sample` of them, and
+    how many there are in all."""
     hosts = sorted(n for n, d in fabric.devices.items() if d.role == "host")
+    kinds = set(link_kinds("frontend"))
+    front = {(link.a.device, link.b.device) for link in fabric.links if link.kind in kinds}
+    part = _joined(fabric, lambda a, b: (a, b) in front)
     servers = sorted(n for n, d in fabric.devices.items() if d.role in ("storage", "service"))
     out = []
     cut = {frozenset(x) for x in failures.links}
@@ -258,7 +286,7 @@ def frontend_pairs(fabric: Fabric, sample: int,
         dst = {s: _front_address(fabric, s, fam, failures, cut) for s in servers}
         for h in hosts:
             src = _front_address(fabric, h, fam, failures, cut)
-            out += [PingProbe(h, src, s, d) for s in servers if src and (d := dst[s])]
+            out += [PingProbe(h, src, s, d) for s in servers if src and (d := dst[s]) and part[h] == part[s]]
     total = len(out)
     if total > sample:
         out = sorted(random.Random(2).sample(out, sample), key=lambda p: (p.host, p.src, p.peer, p.dst))
@@ -281,10 +309,11 @@ def lost_paths(fabric: Fabric, failures: Failures) -> tuple[RackPaths, ...]:
     what the hosts behind them lose.  `after == 0`: no path left."""
     healthy, hurt = NO_FAILURES.model(fabric), failures.model(fabric)
     racks = sorted(n for n in hurt.alive if fabric.devices[n].role in RACK_ROLES)
+    part = _routed_parts(fabric)
     out = []
     for x in racks:
         for t in racks:
-            if x != t and _network(fabric, x) == _network(fabric, t):
+            if x != t and part[x] == part[t]:
                 before, after = healthy.next_hops(x, t), hurt.next_hops(x, t)
                 if after < before:
                     out.append(RackPaths(x, t, before, after))

@@ -4,9 +4,10 @@ and the front end, with every GPU host, storage server and service host) on this
 `up` takes a spec (rendered exactly as `teton render` does) or a build folder, and snapshots the build into the twin's
 state folder; from then on every verb reads only that snapshot: what runs comes from its artifacts, what is expected
 from its fabric.json and the failures applied.  Editing the spec, or rendering it again, changes nothing until the next
-`up`.  The other verbs find the running twin by its name (the cluster's), given as the name itself, a spec or a build
-folder.  State lives in /run/teton/twin/<name>/ (short paths: FRR's vty sockets must fit in 107 bytes); every kernel
-object is named tt-<name>-..., so `down` also finds what a crashed run left behind.
+`up`.  The other verbs find the running twin by its name (the cluster's, or the one `up` was given: a site's merged
+build beside a cluster's twin), given as the name itself, a spec or a build folder.  State lives in
+/run/teton/twin/<name>/ (short paths: FRR's vty sockets must fit in 107 bytes); every kernel object is named
+tt-<name>-..., so `down` also finds what a crashed run left behind.
 """
 
 from __future__ import annotations
@@ -183,15 +184,19 @@ def _prepare_state(root: Path) -> None:
         parent.chmod(parent.stat().st_mode | 0o055)     # FRR runs as user frr: it must reach its folders
 
 
-def up(which: str, secrets: Mapping[str, str] | None = None) -> TwinUp:
-    """Start the twin of a spec (rendered first) or of a build folder.  With `secrets`, the switches run their BGP
-    passwords resolved (as a deploy pushes them: `teton.deploy`), like switches provisioned with the site's secrets;
-    without, the reference tokens stand for them on both ends of every session."""
+def up(which: str, secrets: Mapping[str, str] | None = None, name: str | None = None) -> TwinUp:
+    """Start the twin of a spec (rendered first) or of a build folder, named after its cluster unless `name` (two
+    twins of one build, or a site's merged build beside a session's shared twin).  With `secrets`, the switches run
+    their BGP passwords resolved (as a deploy pushes them: `teton.deploy`), like switches provisioned with the site's
+    secrets; without, the reference tokens stand for them on both ends of every session."""
     source = Path(which)
     from_build = source.is_dir()
     if from_build:
         BuildFolder.open(source)
-    name = twin_name(which)
+    if name is not None and plan_name(name) != name:
+        raise TetonError(f"twin name {name!r}: 1-16 letters, digits or '_' (it names the twin's namespaces, "
+                         f"tt-<name>-...); {plan_name(name)!r} would do")
+    name = name or twin_name(which)
     root = state_dir(name)
     if _meta_path(name).is_file():
         raise TwinNotRunning(f"twin {name!r} is already up; `teton twin down {name}` first")
