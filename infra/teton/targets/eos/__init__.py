@@ -22,6 +22,7 @@ from teton.targets.base import BuildFileError, BuildFiles, DeviceTarget, DeviceV
 from teton.targets.eos.avd import AvdValidationError, render_eos_config, validate_and_render
 from teton.targets.eos.bgp import read_eos_bgp
 from teton.targets.eos.catalogs import render_catalogs
+from teton.targets.eos.jsonout import dump_json  # the structured config as JSON (a YAML subset AVD tooling reads)
 from teton.targets.eos.readback import read_eos
 from teton.targets.eos.secrets import resolve_structured_config
 from teton.targets.eos.structured import STRUCTURED, structured_config
@@ -29,11 +30,6 @@ from teton.targets.eos.ztp import eos_zero_touch
 from teton.targets.transports import register_transport
 
 STARTUP = "startup-config"
-
-
-def dump_json(cfg: dict[str, Any]) -> str:
-    """The structured config as JSON (a YAML subset: AVD tooling reads it; 50x faster to load than YAML)."""
-    return json.dumps(cfg, indent=1, sort_keys=True) + "\n"
 
 
 def eos_modular_port_name(p: PortPlace) -> str:
