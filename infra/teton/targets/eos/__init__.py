@@ -14,14 +14,15 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from teton.buildfolder import anta_catalog_path
 from teton.catalogue.naming import PortPlace
 from teton.fabric.bgpview import BgpView
 from teton.fabric.model import Device, Fabric
 from teton.findings import Finding
 from teton.targets.base import BuildFileError, BuildFiles, DeviceTarget, DeviceView, Files, RenderContext, ZeroTouch
-from teton.targets.eos.avd import AvdValidationError, render_eos_config, validate_and_render
+from teton.targets.eos.avd import render_eos_config, render_validated, validate_and_render, validated_structured_config
 from teton.targets.eos.bgp import read_eos_bgp
-from teton.targets.eos.catalogs import render_catalogs
+from teton.targets.eos.catalogs import ANTA_PREFIX, device_catalog_yaml, render_catalogs
 from teton.targets.eos.jsonout import dump_json  # the structured config as JSON (a YAML subset AVD tooling reads)
 from teton.targets.eos.readback import read_eos
 from teton.targets.eos.secrets import resolve_structured_config
@@ -52,10 +53,14 @@ class EosTarget(DeviceTarget):
 
     def render(self, fabric: Fabric, ctx: RenderContext) -> Files:
         """The device files, then the ANTA catalogs of every EOS switch (fabric-wide files: not in a render of some
-        devices' files only, `RenderContext.devices`, which is a diff's of the changed devices)."""
+        devices' files only, `RenderContext.devices`, which is a diff's of the changed devices).
+
+        A switch's catalog is made with its device files (`render_device`, from the one validation of its structured
+        config) and cached with them; `render_catalogs` makes those missing (a device whose cached files were
+        rendered without it) and the inventory."""
         files = super().render(fabric, ctx)
         if ctx.devices:
-            return files
+            return {p: t for p, t in files.items() if not p.startswith(ANTA_PREFIX)}
         return {**files, **render_catalogs(fabric, ctx, files)}
 
     def chunk_state(self, ctx: RenderContext) -> Any:
@@ -69,10 +74,12 @@ class EosTarget(DeviceTarget):
         cfg = structured_config(fabric, device)
         path = self.path(device.name, STRUCTURED)
         files = {path: dump_json(cfg)}
-        try:
-            files[self.path(device.name, STARTUP)] = render_eos_config(cfg)   # validates with pyavd first
-        except AvdValidationError as exc:
-            return files, [Finding(path, i.path, i.message, rule="avd-schema") for i in exc.issues]
+        issues, validated = validated_structured_config(device.name, cfg)   # pyavd's schema and teton's checks, once
+        if issues or validated is None:
+            return files, [Finding(path, i.path, i.message, rule="avd-schema") for i in issues]
+        if not ctx.devices:   # a whole render: the switch's ANTA catalog from the same validated data
+            files[anta_catalog_path(device.name)] = device_catalog_yaml(fabric, device, validated)
+        files[self.path(device.name, STARTUP)] = render_validated(validated)
         return files, []
 
     def read_device(self, source: BuildFiles, device: Device,

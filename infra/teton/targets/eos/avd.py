@@ -30,8 +30,8 @@ import pyavd
 from teton.targets.eos.checks import teton_checks
 from teton.targets.eos.issues import ROOT, AvdIssue, AvdValidationError
 
-__all__ = ["AvdIssue", "AvdValidationError", "render_eos_config", "validate_and_render", "validate_structured_config",
-           "validated_structured_config"]
+__all__ = ["AvdIssue", "AvdValidationError", "render_eos_config", "render_validated", "validate_and_render",
+           "validate_structured_config", "validated_structured_config"]
 
 # pyavd versions whose get_device_config was read and found to be "Templar(precompiled path).render(template, cfg)".
 _TEMPLAR_REUSE_VERIFIED = frozenset({"6.4.0"})
@@ -110,10 +110,15 @@ def validate_and_render(device: str, cfg: Any) -> tuple[list[AvdIssue], str | No
     issues, validated = _validate(device, cfg)
     if issues or validated is None:
         return issues, None
+    return [], render_validated(validated)
+
+
+def render_validated(validated: dict[str, Any]) -> str:
+    """EOS CLI text of pyavd's validated data (what `validated_structured_config` gives without an issue)."""
     render = _reused_templar()
     if render is None:
-        return [], str(pyavd.get_device_config(validated))
-    return [], render(validated)
+        return str(pyavd.get_device_config(validated))
+    return render(validated)
 
 
 @functools.cache
