@@ -131,6 +131,7 @@ def _reused_templar() -> Callable[[dict[str, Any]], str] | None:
             EOS_CLI_CONFIG_GEN_JINJA2_CONFIG_TEMPLATE,
             EOS_CLI_CONFIG_GEN_JINJA2_PRECOMPILED_TEMPLATE_PATH,
         )
+        from pyavd.j2tests.defined import defined as pyavd_defined
         from pyavd.templater import Templar
 
         templar = Templar(precompiled_templates_path=EOS_CLI_CONFIG_GEN_JINJA2_PRECOMPILED_TEMPLATE_PATH)
@@ -139,6 +140,8 @@ def _reused_templar() -> Callable[[dict[str, Any]], str] | None:
     env = templar.environment
     if type(env).getattr is jinja2.Environment.getattr:
         env.getattr = _dict_first_getattr(env)  # type: ignore[method-assign,unused-ignore]
+    if env.tests.get(_DEFINED) is pyavd_defined:
+        env.tests[_DEFINED] = functools.partial(_plain_defined, pyavd_defined)
 
     def render(validated: dict[str, Any]) -> str:
         return str(templar.render_template_from_file(
@@ -161,13 +164,44 @@ def _dict_first_getattr(env: jinja2.Environment) -> Callable[[Any, str], Any]:
     dict_attributes = frozenset(dir(dict))
     jinja_getattr = jinja2.Environment.getattr
     undefined = env.undefined
+    absent = object()
+    # pyavd's Undefined returns itself for any attribute it does not have (`__getattr__`): a field of a missing
+    # field, as in ``ethernet_interface.logging.event``, is that same Undefined
+    chains = isinstance(undefined, type) and _returns_itself(undefined)
+    undefined_attributes = frozenset(dir(undefined)) if chains else frozenset()
 
     def getattr_(obj: Any, attribute: str) -> Any:
-        if type(obj) is dict and attribute not in dict_attributes:
-            try:
-                return obj[attribute]
-            except KeyError:
-                return undefined(obj=obj, name=attribute)
+        t = type(obj)
+        if t is dict and attribute not in dict_attributes:
+            value = obj.get(attribute, absent)   # most fields a template reads are absent: no KeyError raised
+            return undefined(obj=obj, name=attribute) if value is absent else value
+        if t is undefined and chains and attribute not in undefined_attributes:
+            return obj
         return jinja_getattr(env, obj, attribute)
 
     return getattr_
+
+
+def _returns_itself(cls: type) -> bool:
+    """`cls` (an Undefined class) answers an attribute it does not have with the instance itself, as pyavd's does."""
+    try:
+        probe = cls(name="probe")
+        return bool(probe.teton_no_such_attribute is probe)
+    except Exception:  # noqa: BLE001 - any other Undefined: Jinja's getattr as is
+        return False
+
+
+_DEFINED = "arista.avd.defined"
+
+
+def _plain_defined(pyavd_defined: Callable[..., Any], value: Any, test_value: Any = None, var_type: str | None = None,
+                   fail_action: str | None = None, var_name: str | None = None, *, run_tests: bool = False) -> Any:
+    """pyavd's ``arista.avd.defined`` test (12 M calls in a 24k render), with a shortcut giving the same result for
+    the calls the templates make: no `var_type`, `fail_action` or `run_tests`, where pyavd's returns False for an
+    undefined or None value, False for a value != `test_value` (if one is given), else True, without any warning or
+    error.  Every other call is pyavd's own."""
+    if var_type is None and fail_action is None and not run_tests:
+        if isinstance(value, jinja2.Undefined) or value is None:
+            return False
+        return not (test_value is not None and value != test_value)
+    return pyavd_defined(value, test_value, var_type, fail_action, var_name, run_tests=run_tests)
