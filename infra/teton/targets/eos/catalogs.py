@@ -14,7 +14,7 @@ from typing import Any
 
 import yaml
 
-from teton.buildfolder import ANTA_DIR, ANTA_INVENTORY, anta_catalog_path
+from teton.buildfolder import ANTA_INVENTORY, anta_catalog_path
 from teton.fabric.model import Device, Fabric
 from teton.findings import Finding, SpecError
 from teton.targets.base import DeviceTarget, Files, RenderContext
@@ -23,7 +23,6 @@ from teton.targets.eos.structured import STRUCTURED, structured_config
 from teton.targets.parallel import map_chunks
 
 YAML_WIDTH = 1 << 16
-ANTA_PREFIX = f"{ANTA_DIR}/"
 
 
 def inventory_yaml(fabric: Fabric) -> str:
@@ -68,7 +67,7 @@ def render_catalogs(fabric: Fabric, ctx: RenderContext, rendered: Files) -> File
     keys: dict[str, str] = {}
     for name in names:
         made = rendered.get(anta_catalog_path(name))
-        if made is not None:   # made with the device's files (EosTarget.render_device)
+        if made is not None:   # made with the device's files, or from the cache (EosTarget._render_chunk)
             files[anta_catalog_path(name)] = made
             continue
         key, cached = ctx.cache.lookup(CATALOGS, fabric, name, ctx) if ctx.cache is not None else ("", None)
