@@ -2,7 +2,11 @@
 `anta/inventory.yml`, ANTA's inventory of the switches (`anta nrfu -i anta/inventory.yml -c anta/<switch>.yml`).
 
 A catalog is a function of its switch's slice, so each is kept in the render cache with the slice digest (as a
-device's files are, under the name `eos-anta`) and those not found there are rendered on all cores.
+device's files are, under the name `eos-anta`).  It is made from pyavd's validated data of the switch's structured
+config, with the device's files (`EosTarget._render_chunk`: one validation per switch gives both the startup-config
+and the catalog, on all cores); `render_catalogs` writes the inventory and makes any catalog not made so (it
+validates the structured config again for those).  24k reference, CPU per switch (bench/eos_avd_render.py): a
+second validation (pyavd and teton's checks, ~35 ms) no more, the YAML 52 -> 10 ms (`anta_catalog.dump_yaml`).
 """
 
 from __future__ import annotations
