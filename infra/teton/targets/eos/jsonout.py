@@ -8,9 +8,9 @@ gives ``indent=1``.  Where the two differ, the text is written by ``json.dumps``
 
 - orjson raises (a non-str key, an int beyond 64 bits, a cycle, a type it does not know);
 - non-ASCII output (``json.dumps`` escapes it, ``ensure_ascii``) or DEL, U+007F (which ``json.dumps`` escapes too);
-- a float anywhere (orjson spells some differently, ``1e16`` for ``1e+16``) or a ``null`` (orjson writes NaN and
-  infinities as ``null``, ``json.dumps`` as ``NaN``/``Infinity``): in this indented layout every value that is not
-  a string or a container starts a line or follows ``": "``, so one search of the text finds them.
+- a float anywhere (orjson spells some differently, ``1e16`` for ``1e+16``): in this indented layout every value
+  that is not a string or a container starts a line or follows ``": "``, so two searches of the text find them;
+- "null" anywhere (orjson writes NaN and infinities as ``null``, ``json.dumps`` as ``NaN``/``Infinity``).
 
 tests/targets/test_eos_jsonout.py compares both on random data and on every EOS switch of the lab and the 24k.
 """
@@ -26,8 +26,9 @@ try:
 except ImportError:  # pragma: no cover - pinned in pyproject.toml; json.dumps is the same bytes, slower
     orjson = None  # type: ignore[assignment]
 
-# a value token orjson may spell differently: a float (a digit run then ".", "e" or "E") or null
-_UNSURE = re.compile(rb"(?:^ *|\": )(?:-?\d+[.eE]|null)", re.MULTILINE)
+# a float orjson may spell differently (a digit run then ".", "e" or "E"), as an object's value or an array's item
+_FLOAT_VALUE = re.compile(rb'": -?[0-9]+[.eE]')
+_FLOAT_ITEM = re.compile(rb"\n *-?[0-9]+[.eE]")
 
 
 def dump_json_reference(cfg: Any) -> str:
@@ -43,7 +44,8 @@ def dump_json(cfg: Any) -> str:
         data = orjson.dumps(cfg, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS)
     except (TypeError, orjson.JSONEncodeError):
         return dump_json_reference(cfg)
-    if not data.isascii() or b"\x7f" in data or _UNSURE.search(data):
+    if (not data.isascii() or b"\x7f" in data or b"null" in data or _FLOAT_VALUE.search(data)
+            or _FLOAT_ITEM.search(data)):
         return dump_json_reference(cfg)
     lines = data.decode("ascii").split("\n")
     return "\n".join([line[(len(line) - len(line.lstrip(" "))) >> 1:] for line in lines]) + "\n"
