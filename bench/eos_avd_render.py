@@ -11,15 +11,16 @@ the same file measures an older checkout.  Figures (pyavd 6.4.0, CPU ms per swit
 switches, median of 3, on the 2-core machine while other work loaded it: absolute figures are high, compare rows):
 
   part                                                  before (c91e6e0)   after
-  whole: device chunk + catalogs not made in it               394            270
-  JSON of the structured config (json.dumps -> orjson)         14              8
-  validation: pyavd + teton_checks, twice -> once        2 x (14 + 17)       13 + 5
-  startup-config: pyavd templates (get_device_config 190)     118             63
-  catalog: device_catalog (pyavd's and teton's tests)          84             82
-  catalog YAML: yaml.dump CSafeDumper -> written directly      81 (96 with model_dump)  9
+  whole: device chunk + catalogs not made in it               378            215
+  JSON of the structured config (json.dumps -> orjson)         12.5            8.3
+  validation: pyavd + teton_checks, twice -> once        2 x (13 + 15)     13 + 4.5
+  startup-config: pyavd templates (get_device_config 180)     107-118         60
+  catalog: device_catalog (pyavd's and teton's tests)          84             64-82
+  catalog YAML: yaml.dump CSafeDumper -> written directly      81              9
+  structured_config (teton's, unchanged)                       28             28
 
-A cold 24k render of the EOS target alone (`teton render --only eos`, TETON_CACHE=off): 80.7 s -> ~46-49 s of CPU
-(user, with workers) on the same loaded machine; every file byte-identical (sha256 of all 577).
+A cold 24k render of the EOS target alone (`teton render --only eos`, TETON_CACHE=off): 80.7 s -> 45.5 s of CPU
+(user, workers included) on the same shared machine; all 577 files and manifest.json byte-identical (sha256).
 """
 
 from __future__ import annotations
