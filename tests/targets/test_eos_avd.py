@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import copy
+import functools
 import ipaddress
 import re
+import warnings
 from pathlib import Path
 
 import jinja2
@@ -325,3 +327,62 @@ def test_render_refuses_a_config_with_issues() -> None:
     with pytest.raises(AvdValidationError) as err:
         render_eos_config(cfg)
     assert [i.path for i in err.value.issues] == ["ethernet_interfaces[3].mtu"]
+
+
+def test_dict_first_getattr_on_pyavds_undefined_is_what_jinja_gives() -> None:
+    from pyavd.templater import Undefined
+
+    env = jinja2.Environment(undefined=Undefined)
+    fast = eos_avd._dict_first_getattr(env)
+    missing = fast({"a": 1}, "logging")
+    assert isinstance(missing, Undefined)
+    for name in ("event", "items", "_undefined_name", "_undefined_hint", "__class__", "__dict__"):
+        assert fast(missing, name) is jinja2.Environment.getattr(env, missing, name) or (
+            fast(missing, name) == jinja2.Environment.getattr(env, missing, name)), name
+    assert fast(missing, "event") is missing
+
+
+@pytest.mark.parametrize("value", [None, 0, 1, "", "x", [], {}, False, True, jinja2.Undefined(name="u")], ids=repr)
+def test_plain_defined_answers_as_pyavds_defined(value: object) -> None:
+    from pyavd.j2tests.defined import defined
+
+    plain = functools.partial(eos_avd._plain_defined, defined)
+    for args in [(), (None,), (True,), (False,), ("x",), (0,), (1,)]:
+        assert plain(value, *args) == defined(value, *args), args
+    for kwargs in [{"var_type": "str"}, {"var_type": "int"}, {"var_type": "dict"}, {"fail_action": "warning"}]:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            assert plain(value, **kwargs) == defined(value, **kwargs), kwargs
+    with pytest.raises(ValueError, match="expected"):
+        plain(None, fail_action="error")
+
+
+def _reference_render(validated: dict) -> str:
+    return str(pyavd.get_device_config(validated))
+
+
+def _assert_fast_render_is_pyavds(fabric: object, step: int) -> int:
+    from teton.targets.eos.structured import structured_config
+
+    n = 0
+    for d in fabric.switches("eos")[::step]:  # type: ignore[attr-defined]
+        issues, validated = eos_avd.validated_structured_config(d.name, structured_config(fabric, d))
+        assert not issues and validated is not None
+        assert eos_avd.render_validated(validated) == _reference_render(validated), d.name
+        n += 1
+    return n
+
+
+def test_every_lab_switch_renders_as_pyavds_get_device_config(lab_fabric) -> None:
+    assert eos_avd._reused_templar() is not None
+    assert _assert_fast_render_is_pyavds(lab_fabric, 1) == 16
+
+
+@pytest.mark.scale24k
+def test_a_sample_of_the_24k_switches_renders_as_pyavds_get_device_config() -> None:
+    from tests.helpers import REF24K
+    from teton.pipeline import load_and_design
+
+    fabric = load_and_design(REF24K).fabric
+    assert {d.role for d in fabric.switches("eos")[::12]} == {d.role for d in fabric.switches("eos")}
+    assert _assert_fast_render_is_pyavds(fabric, 12) == 16

@@ -11,17 +11,19 @@ their ANTA inventory (`anta_catalog`).
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+from teton.buildfolder import anta_catalog_path
 from teton.catalogue.naming import PortPlace
 from teton.fabric.bgpview import BgpView
 from teton.fabric.model import Device, Fabric
 from teton.findings import Finding
 from teton.targets.base import BuildFileError, BuildFiles, DeviceTarget, DeviceView, Files, RenderContext, ZeroTouch
-from teton.targets.eos.avd import AvdValidationError, render_eos_config, validate_and_render
+from teton.targets.eos.avd import render_eos_config, render_validated, validate_and_render, validated_structured_config
 from teton.targets.eos.bgp import read_eos_bgp
-from teton.targets.eos.catalogs import render_catalogs
+from teton.targets.eos.catalogs import CATALOGS, device_catalog_yaml, render_catalogs
+from teton.targets.eos.jsonout import dump_json  # the structured config as JSON (a YAML subset AVD tooling reads)
 from teton.targets.eos.readback import read_eos
 from teton.targets.eos.secrets import resolve_structured_config
 from teton.targets.eos.structured import STRUCTURED, structured_config
@@ -29,11 +31,6 @@ from teton.targets.eos.ztp import eos_zero_touch
 from teton.targets.transports import register_transport
 
 STARTUP = "startup-config"
-
-
-def dump_json(cfg: dict[str, Any]) -> str:
-    """The structured config as JSON (a YAML subset: AVD tooling reads it; 50x faster to load than YAML)."""
-    return json.dumps(cfg, indent=1, sort_keys=True) + "\n"
 
 
 def eos_modular_port_name(p: PortPlace) -> str:
@@ -56,11 +53,57 @@ class EosTarget(DeviceTarget):
 
     def render(self, fabric: Fabric, ctx: RenderContext) -> Files:
         """The device files, then the ANTA catalogs of every EOS switch (fabric-wide files: not in a render of some
-        devices' files only, `RenderContext.devices`, which is a diff's of the changed devices)."""
+        devices' files only, `RenderContext.devices`, which is a diff's of the changed devices).
+
+        A switch's catalog is made with its device files, from the one validation of its structured config
+        (`_render_chunk`); `render_catalogs` adds those not made so (a switch whose device files came from the cache
+        and its catalog not) and the inventory."""
         files = super().render(fabric, ctx)
         if ctx.devices:
             return files
         return {**files, **render_catalogs(fabric, ctx, files)}
+
+    def _render_chunk(self, fabric: Fabric, ctx: RenderContext, names: Sequence[str]) -> tuple[Files, list[Finding]]:
+        """DeviceTarget's, with each switch's ANTA catalog in a whole render (no `RenderContext.devices`): a
+        switch whose files are not in the cache is validated once, for its startup-config and its catalog, and each
+        is kept in the cache under its own entry (the device's files; the catalog as `CATALOGS`'s), as before."""
+        with_catalogs = not ctx.devices
+        files: Files = {}
+        problems: list[Finding] = []
+        for name in names:
+            key, cached = ctx.cache.lookup(self, fabric, name, ctx) if ctx.cache is not None else ("", None)
+            catalog_key, catalog = ("", None)
+            if with_catalogs and ctx.cache is not None:
+                catalog_key, catalog = ctx.cache.lookup(CATALOGS, fabric, name, ctx)
+            if cached is not None:
+                files.update(cached)
+                if catalog is None and with_catalogs:   # the device's files cached without the catalog
+                    made, p = self._catalog_of_cached(fabric, fabric.devices[name], cached)
+                    problems += p
+                    if ctx.cache is not None and not p:
+                        ctx.cache.store(catalog_key, made)
+                    catalog = made
+                files.update(catalog or {})
+                continue
+            f, p, made = self._render_one(fabric, fabric.devices[name], with_catalogs and catalog is None)
+            files.update(f)
+            files.update(catalog or made)
+            problems += p
+            if ctx.cache is not None and not p:
+                ctx.cache.store(key, f)
+                if made:
+                    ctx.cache.store(catalog_key, made)
+        return files, problems
+
+    def _catalog_of_cached(self, fabric: Fabric, device: Device, cached: Files) -> tuple[Files, list[Finding]]:
+        """The ANTA catalog of a switch whose device files came from the cache: from their structured config."""
+        path = self.path(device.name, STRUCTURED)
+        text = cached.get(path)
+        issues, validated = validated_structured_config(
+            device.name, json.loads(text) if text is not None else structured_config(fabric, device))
+        if issues or validated is None:
+            return {}, [Finding(path, i.path, i.message, rule="avd-schema") for i in issues]
+        return {anta_catalog_path(device.name): device_catalog_yaml(fabric, device, validated)}, []
 
     def chunk_state(self, ctx: RenderContext) -> Any:
         return True if ctx.validate else None
@@ -70,14 +113,22 @@ class EosTarget(DeviceTarget):
 
     def render_device(self, fabric: Fabric, device: Device, ctx: RenderContext,
                       state: Any) -> tuple[Files, list[Finding]]:
+        files, problems, _ = self._render_one(fabric, device, False)
+        return files, problems
+
+    def _render_one(self, fabric: Fabric, device: Device, catalog: bool) -> tuple[Files, list[Finding], Files]:
+        """(the device's files, findings, with `catalog` its ANTA catalog file else {}): its structured config is
+        validated once (pyavd's schema and teton's checks), and pyavd's validated data is both rendered to the
+        startup-config and given to the catalog."""
         cfg = structured_config(fabric, device)
         path = self.path(device.name, STRUCTURED)
         files = {path: dump_json(cfg)}
-        try:
-            files[self.path(device.name, STARTUP)] = render_eos_config(cfg)   # validates with pyavd first
-        except AvdValidationError as exc:
-            return files, [Finding(path, i.path, i.message, rule="avd-schema") for i in exc.issues]
-        return files, []
+        issues, validated = validated_structured_config(device.name, cfg)
+        if issues or validated is None:
+            return files, [Finding(path, i.path, i.message, rule="avd-schema") for i in issues], {}
+        made = {anta_catalog_path(device.name): device_catalog_yaml(fabric, device, validated)} if catalog else {}
+        files[self.path(device.name, STARTUP)] = render_validated(validated)
+        return files, [], made
 
     def read_device(self, source: BuildFiles, device: Device,
                     state: Any) -> tuple[DeviceView | None, list[Finding]]:

@@ -1,0 +1,116 @@
+"""teton.targets.eos.checks: the fast paths give exactly what the slow, explaining paths give."""
+
+from __future__ import annotations
+
+import copy
+import ipaddress
+import random
+from typing import Any
+
+import pytest
+import yaml
+
+from teton.targets.eos import checks
+from teton.targets.eos.avd import validate_structured_config
+from teton.targets.eos.checks import _ipv6_int, _shape_clean, _walk_shape, teton_checks
+
+from .test_eos_avd import DEVICE, example_config
+
+
+class _Str(str):
+    pass
+
+
+def _shapes() -> list[Any]:
+    base = example_config()
+    cyclic: dict[str, Any] = {"hostname": "x"}
+    cyclic["metadata"] = {"again": [cyclic]}
+    shared = {"a": 1}
+    out: list[Any] = [base, {"eos_cli": "line one\nline two"}, {"eos_cli": ["a\nb"]}, {"x": {"eos_cli": "a\rb"}},
+                      {"description": "a\nb"}, {"l": ["ok", "a\rb"]}, {"f": float("nan")}, {"f": float("inf")},
+                      {"f": 1.5}, {"t": (1, 2)}, {1: "int key"}, {"s": _Str("sub")}, {"b": True, "n": None},
+                      cyclic, {"one": shared, "two": shared}, {"o": object()}, {"motd": {"nested": "a\nb"}}]
+    bad = copy.deepcopy(base)
+    bad["ethernet_interfaces"][2]["description"] = "x\ny"
+    out.append(bad)
+    return out
+
+
+@pytest.mark.parametrize("cfg", _shapes(), ids=lambda c: repr(c)[:40])
+def test_the_shape_fast_path_is_clean_only_where_the_walk_finds_nothing(cfg: Any) -> None:
+    found = list(_walk_shape(DEVICE, cfg, "", None, set()))
+    if found:
+        assert not _shape_clean(cfg, False, set())
+    assert list(checks._data_shape(DEVICE, cfg)) == found
+
+
+def test_plain_json_data_takes_the_fast_path() -> None:
+    for cfg in (example_config(), {"eos_cli": "a\nb", "b": True, "n": None, "f": 1.5, "l": [[], {}]}):
+        assert _shape_clean(cfg, False, set())
+
+
+def _ipv6_reference(text: str) -> int | None:
+    try:
+        return int(ipaddress.IPv6Address(text))
+    except ValueError:
+        return None
+
+
+def test_the_ipv6_fast_parser_agrees_with_ipaddress_wherever_it_answers() -> None:
+    rnd = random.Random(6)
+    answered = 0
+    for _ in range(50_000):
+        groups = ["".join(rnd.choice("0123456789abcdefABCDEF") for _ in range(rnd.randint(0, 5)))
+                  for _ in range(rnd.randint(1, 10))]
+        text = ":".join(groups)
+        if rnd.random() < 0.3:
+            text = text.replace(":", "::", 1)
+        got = _ipv6_int(text)
+        if got is not None:
+            answered += 1
+            assert got == _ipv6_reference(text), text
+    assert answered > 1000
+    for text in ("::", "::1", "fe80::1", "2001:db8::", "1:2:3:4:5:6:7:8", "2001:DB8::A"):
+        assert _ipv6_int(text) == _ipv6_reference(text)
+    for text in ("::ffff:1.2.3.4", "fe80::1%eth0", "1:2:3:4:5:6:7:8:9", "1:::2", "g::1", ""):
+        assert _ipv6_int(text) is None
+
+
+def _v6_config() -> dict[str, Any]:
+    cfg = example_config()
+    for i, intf in enumerate(cfg["ethernet_interfaces"]):
+        intf["ipv6_address"] = f"2001:db8:0:{i:x}::1/64"
+    return cfg
+
+
+def test_ipv6_interface_addresses_overlaps_and_link_local() -> None:
+    cfg = _v6_config()
+    assert list(teton_checks(DEVICE, cfg)) == []
+    cfg["ethernet_interfaces"][1]["ipv6_address"] = "2001:db8:0:0::2/64"   # Ethernet 0's /64
+    cfg["ethernet_interfaces"][2]["ipv6_address"] = "2001:db8::/129"
+    cfg["ethernet_interfaces"][3]["ipv6_address"] = "2001:db8::1"
+    issues = list(teton_checks(DEVICE, cfg))
+    assert [i.path for i in issues] == ["ethernet_interfaces[2].ipv6_address", "ethernet_interfaces[3].ipv6_address",
+                                        "ethernet_interfaces[1].ipv6_address"]
+    assert "overlaps 2001:db8::/64 of ethernet_interfaces[0].ipv6_address" in issues[2].message
+    cfg = _v6_config()
+    for intf in cfg["ethernet_interfaces"]:
+        intf["ipv6_address"] = "fe80::1/64"   # link-local: may repeat
+    assert list(teton_checks(DEVICE, cfg)) == []
+
+
+def test_bgp_neighbour_and_router_id_addresses_of_either_version() -> None:
+    cfg = example_config()
+    nbrs = cfg["router_bgp"]["neighbors"]
+    nbrs[0]["ip_address"] = "2001:db8::1"
+    nbrs[1]["ip_address"] = "2001:db8::1::2"
+    nbrs[2]["ip_address"] = "10.1.0.01"
+    cfg["router_bgp"]["router_id"] = "2001:db8::1"
+    assert [i.path for i in validate_structured_config(DEVICE, cfg)] == [
+        "router_bgp.router_id", "router_bgp.neighbors[1].ip_address", "router_bgp.neighbors[2].ip_address"]
+
+
+def test_the_example_has_multiline_eos_cli_and_stays_clean() -> None:
+    cfg = yaml.safe_load(yaml.safe_dump(example_config()))
+    cfg["eos_cli"] = "interface Loopback9\n   description x\n"
+    assert list(teton_checks(DEVICE, cfg)) == []
