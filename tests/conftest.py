@@ -9,6 +9,7 @@ import yaml
 from tests.helpers import LAB
 from teton.design import design
 from teton.fabric import Fabric
+from teton.pipeline import Designed
 from teton.spec.load import load_spec
 from teton.spec.model import Cluster
 
@@ -73,13 +74,21 @@ def lab_build(tmp_path_factory, lab_fabric: Fabric):
 
 
 @pytest.fixture(scope="session")
-def roce24k_network_build(tmp_path_factory) -> tuple[Fabric, Path]:
+def roce24k() -> Designed:
+    """The 24k RoCE reference loaded, checked and designed once per session (a frozen Fabric: read-only)."""
+    from tests.helpers import REF24K
+    from teton.pipeline import load_and_design
+
+    return load_and_design(REF24K)
+
+
+@pytest.fixture(scope="session")
+def roce24k_network_build(tmp_path_factory, roce24k) -> tuple[Fabric, Path]:
     """The 24k RoCE reference's switch configs (SONiC, EOS with its ANTA catalogs) and fabric.json, rendered once per
     session for the scale24k tests that read them (read-only)."""
-    from tests.helpers import REF24K
-    from teton.pipeline import build_fabric, load_and_design
+    from teton.pipeline import build_fabric
 
-    fabric = load_and_design(REF24K).fabric
+    fabric = roce24k.fabric
     return fabric, build_fabric(fabric, tmp_path_factory.mktemp("build") / "roce24k",
                                 only=("sonic", "eos", "fabric")).path
 

@@ -6,9 +6,7 @@ from collections import Counter
 
 import pytest
 
-from tests.helpers import REF24K
 from teton.deploy.rollout import RolloutPolicy, blast_group, plan_waves
-from teton.pipeline import load_and_design
 
 
 def test_lab_waves_start_with_one_canary_per_tier_and_never_take_a_whole_zone_of_ctsws(lab_fabric):
@@ -41,8 +39,8 @@ def test_explicit_canary_and_bad_policy(lab_fabric):
 
 
 @pytest.mark.scale24k
-def test_24k_waves_are_bounded():
-    fabric = load_and_design(REF24K).fabric
+def test_24k_waves_are_bounded(roce24k):
+    fabric = roce24k.fabric
     waves = plan_waves(fabric.switches())
     assert all(len(w.devices) <= 64 for w in waves)
     ctsw_per_zone = Counter(d.zone for d in fabric.by_role("ctsw"))

@@ -106,8 +106,8 @@ def test_a_management_network_too_small_for_switches_and_servers_is_refused(tmp_
     assert "reserved" in findings[0].message
 
 
-def test_no_two_devices_of_a_rack_overlap_in_the_24k_build(tmp_path):
-    designed = load_and_design(INVENTORY / "reference-roce-24k.yaml")
+def test_no_two_devices_of_a_rack_overlap_in_the_24k_build(tmp_path, roce24k):
+    designed = roce24k
     build = build_fabric(designed.fabric, tmp_path / "roce", only=("fabric", "cabling")).path
     fabric = load_fabric((build / "fabric.json").read_text())
     racks: dict[str, list[tuple[int, int, str]]] = {}

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.helpers import INVENTORY, LAB, write_spec
+from tests.helpers import LAB, write_spec
 from teton.design import design
 from teton.fabric.cables import cables
 from teton.fabric.model import Fabric
@@ -249,10 +249,10 @@ def test_the_scrape_configuration_labels_every_target_with_its_device(lab_monito
 
 
 @pytest.mark.scale24k
-def test_the_24k_reference_passes_promtool_with_every_session_and_cable_once(tmp_path):
-    from teton.pipeline import build_fabric, load_and_design
+def test_the_24k_reference_passes_promtool_with_every_session_and_cable_once(tmp_path, roce24k):
+    from teton.pipeline import build_fabric
 
-    fabric = load_and_design(INVENTORY / "reference-roce-24k.yaml").fabric
+    fabric = roce24k.fabric
     out = build_fabric(fabric, tmp_path / "roce24k", only=("monitoring",)).path / "monitoring"
     check_all(out)
     check_counts(out, fabric)

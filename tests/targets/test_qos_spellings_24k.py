@@ -6,17 +6,14 @@ from __future__ import annotations
 
 import pytest
 
-from tests.helpers import REF24K
 from tests.targets.qos_readback import check_every_queue
-from teton.design import design
 from teton.pipeline import build_fabric
-from teton.spec.load import load_spec
 
 pytestmark = pytest.mark.scale24k
 
 
-def test_every_queue_of_the_24k_reference_agrees_across_nos(tmp_path):
-    fabric = design(load_spec(REF24K))
+def test_every_queue_of_the_24k_reference_agrees_across_nos(tmp_path, roce24k):
+    fabric = roce24k.fabric
     assert fabric.qos is not None and fabric.qos.ecn is None           # PFC only, as Meta ran 400G
     build = build_fabric(fabric, tmp_path / "roce-24k").path
     ports = sum(len(d.interfaces) for d in fabric.devices.values() if d.plane == "backend" and d.nos is not None)

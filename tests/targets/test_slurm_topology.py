@@ -106,10 +106,8 @@ def test_a_name_that_is_no_token_is_refused(lab_fabric):
 
 
 @pytest.mark.scale24k
-def test_the_24k_reference_has_eight_zones_of_384_nodes():
-    from tests.helpers import REF24K
-    from teton.pipeline import load_and_design
+def test_the_24k_reference_has_eight_zones_of_384_nodes(roce24k):
 
-    doc = _check(load_and_design(REF24K).fabric)
+    doc = _check(roce24k.fabric)
     assert doc[1]["block"]["block_sizes"] == [384, 768, 1536, 3072]
     assert len(doc[1]["block"]["blocks"]) == 8

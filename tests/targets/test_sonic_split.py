@@ -11,10 +11,8 @@ import copy
 
 import pytest
 
-from tests.helpers import REF24K
 from teton.fabric.model import Fabric
 from teton.fabric.neighbours import expected
-from teton.pipeline import load_and_design
 from teton.targets import get
 from teton.targets.sonic.config_db import config_db, neighbour_tables
 from teton.targets.sonic.validate import PER_DEVICE, SplitValidator, yang_findings
@@ -54,9 +52,9 @@ def test_the_labs_switches_share_one_shared_part_per_class_and_validate_clean(la
 
 
 @pytest.mark.scale24k
-def test_the_24k_references_switches_share_one_shared_part_per_class(split, monkeypatch):
+def test_the_24k_references_switches_share_one_shared_part_per_class(split, monkeypatch, roce24k):
     """Counted without libyang (the lab test above validates for real): the 24k reference's 3,145 switches."""
-    dbs = _dbs(load_and_design(REF24K).fabric)
+    dbs = _dbs(roce24k.fabric)
     classes = {c for _, c, _ in dbs}
     assert len(dbs) > 3000 and len(classes) <= 8
     monkeypatch.setattr(split.yang, "validate", lambda device, doc: [])
