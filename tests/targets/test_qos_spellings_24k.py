@@ -7,14 +7,12 @@ from __future__ import annotations
 import pytest
 
 from tests.targets.qos_readback import check_every_queue
-from teton.pipeline import build_fabric
 
 pytestmark = pytest.mark.scale24k
 
 
-def test_every_queue_of_the_24k_reference_agrees_across_nos(tmp_path, roce24k):
-    fabric = roce24k.fabric
+def test_every_queue_of_the_24k_reference_agrees_across_nos(roce24k_network_build):
+    fabric, build = roce24k_network_build      # the session's SONiC and EOS files of the 24k reference
     assert fabric.qos is not None and fabric.qos.ecn is None           # PFC only, as Meta ran 400G
-    build = build_fabric(fabric, tmp_path / "roce-24k").path
     ports = sum(len(d.interfaces) for d in fabric.devices.values() if d.plane == "backend" and d.nos is not None)
     assert check_every_queue(build, fabric) == 8 * ports
