@@ -125,12 +125,17 @@ def read_views(source: BuildFolder, fabric: Fabric) -> tuple[list[BgpView], list
     return views, findings
 
 
-def counts(model: Model, solution: Solution) -> dict[str, Any]:
+def counts(model: Model, solution: Solution, site: bool = False) -> dict[str, Any]:
+    """What was checked; `site`: a member's or the tier's build, with the count of its sessions to the site's other
+    builds (`site_sessions`: configured here, agreed by what this build can tell, proven by the site's verify)."""
     fams = {f: sum(1 for s in model.sessions if s.family == f) for f in FAMILIES}
-    return {"switches": model.n, "sessions": {**fams, "total": sum(fams.values())},
-            "prefixes": {f: len(model.prefixes[f].table) for f in FAMILIES} | {"total": prefix_count(model)},
-            "routes": int((solution.dist >= 0).sum()),
-            "held": sum(len(h) for f in FAMILIES for h in model.prefixes[f].held.values())}
+    out = {"switches": model.n, "sessions": {**fams, "total": sum(fams.values())},
+           "prefixes": {f: len(model.prefixes[f].table) for f in FAMILIES} | {"total": prefix_count(model)},
+           "routes": int((solution.dist >= 0).sum()),
+           "held": sum(len(h) for f in FAMILIES for h in model.prefixes[f].held.values())}
+    if site:
+        out["site_sessions"] = len(model.outside)
+    return out
 
 
 def verify(build: Path, fail: Sequence[str] = (), fail_each: str | None = None,
@@ -156,7 +161,7 @@ def verify(build: Path, fail: Sequence[str] = (), fail_each: str | None = None,
     t3 = time.monotonic()
     findings = read_findings + findings + check_all(fabric, files, planned) + model.unmodelled
     t4 = time.monotonic()
-    result = Verified(str(build), counts(model, files.solution), findings,
+    result = Verified(str(build), counts(model, files.solution, bool(fabric.externals)), findings,
                       seconds={"read": t1 - t0, "model": t2 - t1, "solve": t3 - t2, "rules": t4 - t3})
     if failure is not None:
         result.whatif.append(what_if(model, design, fabric, failure, files, planned, mapper))
