@@ -210,15 +210,18 @@ def _drop(tiers: list[dict[str, Any]]) -> dict[str, Any] | None:
             "bandwidth_gbps": t["bandwidth_gbps"]}
 
 
-def sweep(model: Model, fabric: Fabric, role_name: str, files: Checked, mapper: Mapper) -> dict[str, Any]:
-    """Every single failure of a device of `role_name`, and the worst of them: the rack prefixes of its network, each
-    failure patched onto one solved base (`teton.verify.incremental`)."""
+def sweep(model: Model, fabric: Fabric, role_name: str, files: Checked, mapper: Mapper,
+          network: str | None = None) -> dict[str, Any]:
+    """Every single failure of a device of `role_name`, and the worst of them: the rack prefixes of its network (or
+    of `network`: a site's aggregation tier carries its backend's), each failure patched onto one solved base
+    (`teton.verify.incremental`)."""
     from teton.fabric.roles import role as role_of
     from teton.verify.incremental import fail_solution, solve_bases
 
     devices = sorted(n for n, d in fabric.devices.items() if d.role == role_name)
     r0 = role_of(role_name)
-    network = r0.network if r0 is not None else None
+    if network is None:
+        network = r0.network if r0 is not None else None
     ids = rack_prefix_ids(model, fabric, network)
     before = _before(model, fabric, files, ids)
     bases = solve_bases(model, ids)
