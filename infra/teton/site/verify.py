@@ -134,6 +134,23 @@ def site_counts(model: Model, files: Checked, index: SiteIndex) -> dict[str, Any
     return out
 
 
+def models(merged: Fabric, views: Sequence[BgpView]) -> tuple[Model, Model, list[Finding]]:
+    """(the files' model, the design's, the sessions' findings) of the site."""
+    model, findings = build_model(views, merged)
+    design, _ = build_model(design_views(merged), merged)
+    _networks_apart(model, merged.backend)
+    _networks_apart(design, merged.backend)
+    return model, design, findings
+
+
+def solved(model: Model, design: Model, mapper: Mapper = local_mapper) -> tuple[Checked, Checked]:
+    """Both models solved for every prefix (the design's solution is the files' when they route alike)."""
+    files = Checked.of(model, solve_all(model, np.arange(prefix_count(model)), Down.none(model), mapper))
+    planned = Checked.of(design, files.solution if same_routing(model, design) else
+                         solve_all(design, np.arange(prefix_count(design)), Down.none(design), mapper, count=False))
+    return files, planned
+
+
 def verify_site(out: Path, fail: Sequence[str] = (), fail_each: str | None = None,
                 mapper: Mapper = local_mapper) -> Verified:
     """The whole report for the site's build folder `out` (`teton verify OUT`); TetonError on bad input."""
@@ -146,16 +163,9 @@ def verify_site(out: Path, fail: Sequence[str] = (), fail_each: str | None = Non
         raise TetonError(f"--fail-each {fail_each}: the site has no device of that role (its switch roles: "
                          f"{', '.join(roles)})")
     t1 = time.monotonic()
-    model, findings = build_model(views, merged)
-    design, _ = build_model(design_views(merged), merged)
-    _networks_apart(model, merged.backend)
-    _networks_apart(design, merged.backend)
+    model, design, findings = models(merged, views)
     t2 = time.monotonic()
-    none, none_d = Down.none(model), Down.none(design)
-    files = Checked.of(model, solve_all(model, np.arange(prefix_count(model)), none, mapper))
-    alike = same_routing(model, design)
-    planned = Checked.of(design, files.solution if alike else
-                         solve_all(design, np.arange(prefix_count(design)), none_d, mapper, count=False))
+    files, planned = solved(model, design, mapper)
     t3 = time.monotonic()
     findings = read_findings + findings + site_rules(merged, list(index.clusters), files, planned) + model.unmodelled
     t4 = time.monotonic()
