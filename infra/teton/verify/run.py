@@ -129,7 +129,7 @@ def counts(model: Model, solution: Solution, site: bool = False) -> dict[str, An
     """What was checked; `site`: a member's or the tier's build, with the count of its sessions to the site's other
     builds (`site_sessions`: configured here, agreed by what this build can tell, proven by the site's verify)."""
     fams = {f: sum(1 for s in model.sessions if s.family == f) for f in FAMILIES}
-    out = {"switches": model.n, "sessions": {**fams, "total": sum(fams.values())},
+    out: dict[str, Any] = {"switches": model.n, "sessions": {**fams, "total": sum(fams.values())},
            "prefixes": {f: len(model.prefixes[f].table) for f in FAMILIES} | {"total": prefix_count(model)},
            "routes": int((solution.dist >= 0).sum()),
            "held": sum(len(h) for f in FAMILIES for h in model.prefixes[f].held.values())}
