@@ -178,3 +178,10 @@ def test_verify_site_is_the_benchmarks_hook(lab_site):
     result = verify_site(lab_site)
     assert result.ok and result.counts["switches"] == 60
     assert set(result.seconds) >= {"read", "model", "solve", "rules", "total"}
+
+
+def test_the_library_verifies_a_site_too(lab_site):
+    import teton
+
+    r = teton.verify(lab_site, dask="off")
+    assert r.ok and list(r.counts["clusters"]) == ["lab-a", "lab-b"] and r.counts["tier"]["name"] == "lab-site"
