@@ -168,7 +168,8 @@ def validate_build(build: Build, *, yang_dir: PathLike | None = None) -> list[Fi
 
 def verify(build: Build, *, fail: Sequence[str] = (), fail_each: str | None = None,
            dask: str | None = None, dask_tls: tuple[PathLike, PathLike, PathLike] | None = None) -> Verified:
-    """`teton verify BUILD`: the routing proved from the build's switch configs; `.ok`, `.findings`, `.counts`,
+    """`teton verify BUILD`: the routing proved from the build's switch configs (of a site's build folder, with its
+    site.json: every cluster's and the tier's at once); `.ok`, `.findings`, `.counts`,
     `.to_json()`.  `fail` (devices or links) and `fail_each` (a role) ask what-if questions; `dask` is --dask
     (a scheduler's address, "local" or "off"; default: a LocalCluster when the build is large); `dask_tls` the
     (CA, certificate, key) PEM files of a tls:// scheduler.  A Dask scheduler and its workers are trusted code (the
@@ -183,6 +184,12 @@ def verify(build: Build, *, fail: Sequence[str] = (), fail_each: str | None = No
     if (warning := insecure(dask, tls)) is not None:
         warnings.warn(warning, UserWarning, stacklevel=2)
     with mapper_for(dask, root, tls) as mapper:
+        from teton.site.index import is_site_build
+
+        if is_site_build(root):          # a site's build folder: every cluster's build and the tier's at once
+            from teton.site.verify import verify_site
+
+            return verify_site(root, tuple(fail), fail_each, mapper)
         return verify_build(root, tuple(fail), fail_each, mapper)
 
 

@@ -71,15 +71,18 @@ def validate(spec: str | None, rendered: str | None, yang_dir: str | None, spec_
         findings += designed.warnings
         summary.append(f"{spec}: valid ({len(designed.fabric.devices)} devices, {len(designed.fabric.links)} links)")
     if rendered is not None:
-        from teton.validate.rendered import validate_rendered
+        from teton.fabric.externals import site_sessions_line
+        from teton.validate.rendered import check_rendered
 
         with bad_input(as_json), progress(f"checking {rendered}"):
-            found = validate_rendered(Path(rendered), Path(yang_dir) if yang_dir else None)
+            checked = check_rendered(Path(rendered), Path(yang_dir) if yang_dir else None)
+        found = checked.findings
         if any(f.severity == "error" for f in found):
             with bad_input(as_json):
                 raise SpecError(findings + found)
         findings += found
-        summary.append(f"{rendered}: vendor schemas and cross-device checks clean")
+        site = f"; {site_sessions_line(checked.site_sessions)}" if checked.site_sessions is not None else ""
+        summary.append(f"{rendered}: vendor schemas and cross-device checks clean{site}")
     report(findings, as_json)
     if not as_json:
         for line in summary:

@@ -65,7 +65,10 @@ def verify_routing(build: str, fail: tuple[str, ...], fail_each: str | None, das
     """Prove the cluster's routing from BUILD's rendered switch configs: the BGP sessions both ends agree on, every
     switch's best routes to every prefix (RFC 7938 eBGP, ECMP within maximum-paths), then the design's promises
     (rack prefixes everywhere with its ECMP widths, loopbacks, the front end's reach, no link subnet leaked, no
-    valley, nothing it does not originate).  Exit 1 when an assertion fails, 2 on bad input."""
+    valley, nothing it does not originate).  BUILD may be a site's build folder (its site.json names every
+    cluster's build and the tier's): the whole site is proven at once, every cluster's racks reaching every other
+    cluster's (`--fail-each bag`: the loss of each aggregation switch).  Exit 1 when an assertion fails, 2 on bad
+    input."""
     from teton.verify.distributed import DaskTls, insecure, mapper_for
     from teton.verify.report import summary, sweep_lines, whatif_lines
     from teton.verify.run import verify as verify_build
@@ -77,8 +80,16 @@ def verify_routing(build: str, fail: tuple[str, ...], fail_each: str | None, das
         tls = DaskTls(Path(given[0]), Path(given[1]), Path(given[2])) if given else None
         if (warning := insecure(dask_address, tls)) is not None:
             err.print(f"[yellow]warning[/yellow]: {escape(warning)}", markup=True)
+        from teton.site.index import is_site_build
+
+        site = is_site_build(build)       # a site's build folder (site.json): every cluster's and the tier's
         with mapper_for(dask_address, Path(build), tls) as mapper:
-            result = verify_build(Path(build), fail, fail_each, mapper)
+            if site:
+                from teton.site.verify import verify_site
+
+                result = verify_site(Path(build), fail, fail_each, mapper)
+            else:
+                result = verify_build(Path(build), fail, fail_each, mapper)
     if as_json:
         echo_json(result.to_json())
     else:
@@ -93,6 +104,11 @@ def verify_routing(build: str, fail: tuple[str, ...], fail_each: str | None, das
                 out.print(escape(line))
         errors = sum(1 for f in result.findings if f.severity == "error")
         err.print(summary(result) + (f"; {errors} assertion(s) failed" if errors else "; every assertion holds"))
+        if site:
+            from teton.site.verify import cluster_lines
+
+            for line in cluster_lines(result):
+                err.print(escape(line))
     if not result.ok:
         sys.exit(1)
 

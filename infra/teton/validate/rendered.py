@@ -6,7 +6,8 @@
 3. Every target reads its files back into NOS-neutral views and runs its vendor's validation (SONiC YANG, pyavd, the
    EOS startup-config against its structured config).
 4. The cross-device rules (`teton.validate.rules`) run over all views; plaintext secrets are searched in every file
-   (`teton.validate.plaintext`).
+   (`teton.validate.plaintext`).  A member's or the tier's build of a site counts its sessions to the site's other
+   builds (neighbours on its `Fabric.externals`), which `teton verify` of the site proves.
 
 Never raises on a corrupt or missing file: each is a finding naming the file.
 """
@@ -15,12 +16,14 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 from teton import targets
 from teton.buildfolder import FABRIC_JSON, MANIFEST, BuildFileError, BuildFolder
+from teton.fabric.externals import external_addresses
 from teton.fabric.model import Fabric
 from teton.fabric.serialize import FabricFormatError
 from teton.findings import Finding
@@ -35,6 +38,7 @@ from teton.validate.rules import (
     check_qos,
     check_router_ids,
     check_scheduling,
+    external_sessions,
 )
 
 _NOT_SCANNED = frozenset({FABRIC_JSON, MANIFEST})
@@ -93,23 +97,38 @@ def read_views(source: BuildFolder, fabric: Fabric, ctx: RenderContext,
     return views, findings
 
 
+@dataclass
+class Rendered:
+    """What `validate --rendered` found, and the sessions it left to the site's verify (None: not a site's build)."""
+
+    findings: list[Finding]
+    site_sessions: int | None = None
+
+
 def validate_rendered(build: Path, yang_dir: Path | None = None, vendor: bool = True) -> list[Finding]:
     """Every finding about the rendered build folder `build`."""
+    return check_rendered(build, yang_dir, vendor).findings
+
+
+def check_rendered(build: Path, yang_dir: Path | None = None, vendor: bool = True) -> Rendered:
+    """`validate_rendered` with the count of the sessions to the site's other builds (a site's member or tier)."""
     if not Path(build).is_dir():
-        return [Finding(str(build), "", "no such folder", rule="io")]
+        return Rendered([Finding(str(build), "", "no such folder", rule="io")])
     source = BuildFolder(build)
     findings = check_files(source)
     try:
         fabric = source.fabric()
     except BuildFileError as exc:
-        return findings + [Finding(exc.path, "", exc.problem, rule="io")]
+        return Rendered(findings + [Finding(exc.path, "", exc.problem, rule="io")])
     except FabricFormatError as exc:
-        return findings + [Finding(FABRIC_JSON, "", str(exc), rule="io")]
+        return Rendered(findings + [Finding(FABRIC_JSON, "", str(exc), rule="io")])
     ctx = RenderContext(folders=reference_folders({"--yang-dir": yang_dir}), validate=vendor)
     views, found = read_views(source, fabric, ctx, vendor)
     findings += found
-    for rule in (check_bgp_sessions, check_mtu, check_qos, check_router_ids, check_scheduling):
+    externals = external_addresses(fabric)
+    findings += check_bgp_sessions(views, externals)
+    for rule in (check_mtu, check_qos, check_router_ids, check_scheduling):
         findings += rule(views)
     findings += check_lossless_class(views, fabric.qos)
     findings += check_control_class(views, fabric.qos)
-    return findings
+    return Rendered(findings, external_sessions(views, externals) if fabric.externals else None)

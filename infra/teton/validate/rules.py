@@ -1,6 +1,8 @@
 """Cross-device rules over what the rendered files say (NOS-neutral views read back by the targets):
 
-- every BGP session is configured on both ends, with matching addresses and ASNs;
+- every BGP session is configured on both ends, with matching addresses and ASNs (a neighbour on a port of one of the
+  build's externals, a device of another build of the site, is checked against that device's ASN and subnet only,
+  and counted: `external_sessions`);
 - MTU agrees at both ends of every link (ends are paired by their shared /31 or /127);
 - the lossless priority and the DSCP map are the same on every backend switch and on the hosts;
 - RoCE's DSCP lands in a lossless (PFC) class and the CNP's DSCP does not, everywhere;
@@ -14,8 +16,10 @@ from __future__ import annotations
 
 import ipaddress
 from collections import Counter, defaultdict
+from collections.abc import Mapping
 
 from teton.fabric.bgpview import BgpPeer
+from teton.fabric.externals import ExternalPort
 from teton.fabric.intent import Qos
 from teton.findings import Finding
 from teton.targets import DeviceView
@@ -26,20 +30,36 @@ def _peers(v: DeviceView) -> tuple[BgpPeer, ...]:
     return tuple(p for p in v.bgp.peers if p.remote_as is not None) if v.bgp is not None else ()
 
 
-def check_bgp_sessions(views: list[DeviceView]) -> list[Finding]:
-    """Every session exists on both ends with matching addresses and ASNs."""
+def _owners(views: list[DeviceView]) -> dict[str, tuple[DeviceView, str]]:
     owner: dict[str, tuple[DeviceView, str]] = {}   # address -> (view, the address with its prefix length)
     for v in views:
         for port in v.interfaces.values():
             for c in port.addresses:
                 owner[c.split("/")[0]] = (v, c)
+    return owner
+
+
+def check_bgp_sessions(views: list[DeviceView], externals: Mapping[str, ExternalPort] | None = None) -> list[Finding]:
+    """Every session exists on both ends with matching addresses and ASNs; one to an external (`externals`, by
+    address: another build of the site) has the external's ASN and is on a subnet of one of the switch's ports."""
+    owner = _owners(views)
     sessions = {(v.name, p.address) for v in views for p in _peers(v)}
     out = []
     for v in views:
         for s in _peers(v):
             if s.address not in owner:
-                out.append(Finding(v.file, s.where, f"neighbor {s.address} is no address of any device",
-                                   rule="bgp-session"))
+                ext = (externals or {}).get(s.address)
+                if ext is None:
+                    out.append(Finding(v.file, s.where, f"neighbor {s.address} is no address of any device",
+                                       rule="bgp-session"))
+                    continue
+                if ext.asn != s.remote_as:
+                    out.append(Finding(v.file, s.where, f"neighbor {s.address} ({ext.device}, of another build of "
+                                       f"the site) has ASN {ext.asn}, configured remote-as {s.remote_as}",
+                                       rule="bgp-session"))
+                if not _local_address(v, ext.address, owner):
+                    out.append(Finding(v.file, s.where, f"neighbor {s.address} ({ext.device} {ext.port}, of another "
+                                       f"build of the site) is on no subnet of {v.name}'s ports", rule="bgp-session"))
                 continue
             peer, peer_cidr = owner[s.address]
             local = _local_address(v, peer_cidr, owner)
@@ -50,6 +70,12 @@ def check_bgp_sessions(views: list[DeviceView]) -> list[Finding]:
                 out.append(Finding(v.file, s.where, f"{peer.name} has no session back to {local or v.name}",
                                    rule="bgp-session"))
     return out
+
+
+def external_sessions(views: list[DeviceView], externals: Mapping[str, ExternalPort]) -> int:
+    """The neighbours configured on the externals' addresses (one session each): another build's to prove."""
+    owner = _owners(views)
+    return sum(1 for v in views for s in _peers(v) if s.address not in owner and s.address in externals)
 
 
 def _local_address(v: DeviceView, peer_cidr: str, owner: dict[str, tuple[DeviceView, str]]) -> str | None:

@@ -96,10 +96,22 @@ class DaskMapper:
 
 
 def _switches(build: Path) -> int:
+    """The switches of a build (of a site's build folder: of every build it holds, one folder down)."""
     try:
         return sum(1 for _ in os.scandir(build / DEVICES))
     except OSError:
+        pass
+    total = 0
+    try:
+        for entry in os.scandir(build):
+            if entry.is_dir(follow_symlinks=False):
+                try:
+                    total += sum(1 for _ in os.scandir(Path(entry.path) / DEVICES))
+                except OSError:
+                    continue
+    except OSError:
         return 0
+    return total
 
 
 @contextmanager

@@ -26,12 +26,13 @@ import numpy as np
 import scipy.sparse as sp
 
 from teton.fabric.bgpview import FAMILIES, BgpView, address_int
+from teton.fabric.externals import external_addresses
 from teton.fabric.intent import Family
 from teton.fabric.model import Fabric
 from teton.fabric.roles import role
 from teton.findings import Finding
 from teton.verify.policy import DENY, MapKey, OutPolicy, PrefixTable, Prepends, evaluate, map_key, prefix_words
-from teton.verify.sessions import Session, match_sessions
+from teton.verify.sessions import Outside, Session, match_sessions
 
 DEFAULT: dict[Family, str] = {"ipv4": "0.0.0.0/0", "ipv6": "::/0"}
 
@@ -101,6 +102,7 @@ class Model:
     prepend_asns: np.ndarray                # int64 (K, width), -1 padded
     unmodelled: list[Finding]               # what the model could not evaluate
     addresses: tuple[tuple[str, ...], ...] = ()   # per switch: its ports' addresses (with lengths)
+    outside: tuple[Outside, ...] = ()       # sessions to another build of the site (not modelled here)
     index: dict[str, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -152,7 +154,7 @@ def build_model(views: Sequence[BgpView], fabric: Fabric | None) -> tuple[Model,
     """The model of `views` (switches by name) and the findings about their sessions and what it cannot model."""
     views = sorted(views, key=lambda v: v.name)
     n = len(views)
-    sessions, findings = match_sessions(views)
+    sessions, findings, outside = match_sessions(views, external_addresses(fabric))
     unmodelled = [Finding(v.file, "", f"{v.name}: {p}", rule="verify-model", severity="warning")
                   for v in views for p in v.problems]
     for v in views:
@@ -192,7 +194,7 @@ def build_model(views: Sequence[BgpView], fabric: Fabric | None) -> tuple[Model,
         maximum_paths=maxpaths, relax=np.array([v.multipath_relax for v in views], dtype=bool),
         sessions=sessions, graphs=graphs, prefixes=prefixes, out_results=out_results, in_results=in_results,
         prepend_length=plen, prepend_asns=pasn, unmodelled=unmodelled,
-        addresses=tuple(tuple(p.address for p in v.ports) for v in views))
+        addresses=tuple(tuple(p.address for p in v.ports) for v in views), outside=tuple(outside))
     assert model.n == n
     return model, findings
 

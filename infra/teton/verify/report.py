@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from teton.fabric.externals import site_sessions_line
 from teton.verify.run import Verified
 
 
@@ -23,7 +24,8 @@ def summary(r: Verified) -> str:
     return (f"{r.build}: {c['switches']:,} switches, {s['total']:,} sessions agreed at both ends ({s['ipv4']:,} IPv4, "
             f"{s['ipv6']:,} IPv6), {p['total']:,} prefixes ({p['ipv4']:,} IPv4, {p['ipv6']:,} IPv6), "
             f"{c['routes']:,} switch x prefix routes checked (and {c['held']:,} local routes held unannounced) in "
-            f"{r.seconds.get('total', 0):.1f} s")
+            f"{r.seconds.get('total', 0):.1f} s" +
+            (f"; {site_sessions_line(c['site_sessions'])}" if "site_sessions" in c else ""))
 
 
 def whatif_lines(w: dict[str, Any]) -> list[str]:

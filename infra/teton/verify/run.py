@@ -125,12 +125,17 @@ def read_views(source: BuildFolder, fabric: Fabric) -> tuple[list[BgpView], list
     return views, findings
 
 
-def counts(model: Model, solution: Solution) -> dict[str, Any]:
+def counts(model: Model, solution: Solution, site: bool = False) -> dict[str, Any]:
+    """What was checked; `site`: a member's or the tier's build, with the count of its sessions to the site's other
+    builds (`site_sessions`: configured here, agreed by what this build can tell, proven by the site's verify)."""
     fams = {f: sum(1 for s in model.sessions if s.family == f) for f in FAMILIES}
-    return {"switches": model.n, "sessions": {**fams, "total": sum(fams.values())},
-            "prefixes": {f: len(model.prefixes[f].table) for f in FAMILIES} | {"total": prefix_count(model)},
-            "routes": int((solution.dist >= 0).sum()),
-            "held": sum(len(h) for f in FAMILIES for h in model.prefixes[f].held.values())}
+    out: dict[str, Any] = {"switches": model.n, "sessions": {**fams, "total": sum(fams.values())},
+           "prefixes": {f: len(model.prefixes[f].table) for f in FAMILIES} | {"total": prefix_count(model)},
+           "routes": int((solution.dist >= 0).sum()),
+           "held": sum(len(h) for f in FAMILIES for h in model.prefixes[f].held.values())}
+    if site:
+        out["site_sessions"] = len(model.outside)
+    return out
 
 
 def verify(build: Path, fail: Sequence[str] = (), fail_each: str | None = None,
@@ -156,7 +161,7 @@ def verify(build: Path, fail: Sequence[str] = (), fail_each: str | None = None,
     t3 = time.monotonic()
     findings = read_findings + findings + check_all(fabric, files, planned) + model.unmodelled
     t4 = time.monotonic()
-    result = Verified(str(build), counts(model, files.solution), findings,
+    result = Verified(str(build), counts(model, files.solution, bool(fabric.externals)), findings,
                       seconds={"read": t1 - t0, "model": t2 - t1, "solve": t3 - t2, "rules": t4 - t3})
     if failure is not None:
         result.whatif.append(what_if(model, design, fabric, failure, files, planned, mapper))
@@ -205,15 +210,18 @@ def _drop(tiers: list[dict[str, Any]]) -> dict[str, Any] | None:
             "bandwidth_gbps": t["bandwidth_gbps"]}
 
 
-def sweep(model: Model, fabric: Fabric, role_name: str, files: Checked, mapper: Mapper) -> dict[str, Any]:
-    """Every single failure of a device of `role_name`, and the worst of them: the rack prefixes of its network, each
-    failure patched onto one solved base (`teton.verify.incremental`)."""
+def sweep(model: Model, fabric: Fabric, role_name: str, files: Checked, mapper: Mapper,
+          network: str | None = None) -> dict[str, Any]:
+    """Every single failure of a device of `role_name`, and the worst of them: the rack prefixes of its network (or
+    of `network`: a site's aggregation tier carries its backend's), each failure patched onto one solved base
+    (`teton.verify.incremental`)."""
     from teton.fabric.roles import role as role_of
     from teton.verify.incremental import fail_solution, solve_bases
 
     devices = sorted(n for n, d in fabric.devices.items() if d.role == role_name)
     r0 = role_of(role_name)
-    network = r0.network if r0 is not None else None
+    if network is None:
+        network = r0.network if r0 is not None else None
     ids = rack_prefix_ids(model, fabric, network)
     before = _before(model, fabric, files, ids)
     bases = solve_bases(model, ids)

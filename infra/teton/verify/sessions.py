@@ -6,14 +6,19 @@ the link; each end's remote ASN must be the other's local ASN; the address's fam
 the passwords must both be unset or both reference the same secret; not both ends passive; neither neighbour shut
 down, neither port down.  Each disagreement is a finding (rule `bgp-session`) that names both ends; every session up
 is one `Session` per family, later two directed edges of the session graph.
+
+A neighbour whose address is on a port of one of the build's externals (`Fabric.externals`: a device of another build
+of the site) is a session to that build: it is checked against the external's ASN and one hop away, then counted
+(`Outside`) and left out of the model; `teton verify` of the site proves it from both builds' files.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from teton.fabric.bgpview import BgpPeer, BgpView
+from teton.fabric.externals import ExternalPort
 from teton.fabric.intent import Family
 from teton.findings import Finding
 
@@ -29,12 +34,24 @@ class Session:
     pb: BgpPeer
 
 
+@dataclass(frozen=True)
+class Outside:
+    """A session of switch `switch` (its entry `peer`) to a device of another build of the site."""
+
+    family: Family
+    switch: int
+    peer: BgpPeer
+    external: ExternalPort
+
+
 def _family(address: str) -> Family:
     return "ipv6" if ":" in address else "ipv4"
 
 
-def match_sessions(views: Sequence[BgpView]) -> tuple[list[Session], list[Finding]]:
-    """The sessions both ends agree on (by family, in a fixed order) and a finding for every one they do not."""
+def match_sessions(views: Sequence[BgpView], externals: Mapping[str, ExternalPort] | None = None,
+                   ) -> tuple[list[Session], list[Finding], list[Outside]]:
+    """The sessions both ends agree on (by family, in a fixed order), a finding for every one they do not, and the
+    sessions to the externals at `externals`' addresses (another build's devices), which this build cannot prove."""
     owner: dict[str, tuple[int, str, bool]] = {}          # interface address -> (switch, port, up)
     for i, v in enumerate(views):
         for port in v.ports:
@@ -42,10 +59,21 @@ def match_sessions(views: Sequence[BgpView]) -> tuple[list[Session], list[Findin
     entries: dict[tuple[int, str], BgpPeer] = {(i, p.address): p for i, v in enumerate(views) for p in v.peers}
     sessions: list[Session] = []
     findings: list[Finding] = []
+    outside: list[Outside] = []
     seen: set[tuple[int, str]] = set()
     for i, v in enumerate(views):
         for p in v.peers:
             if (i, p.address) in seen:
+                continue
+            ext = externals.get(p.address) if externals and p.address not in owner else None
+            if ext is not None:
+                problem = _outside(v, p, ext)
+                if problem is None:
+                    outside.append(Outside(_family(p.address), i, p, ext))
+                else:
+                    findings.append(Finding(v.file, p.where, f"{v.name}: the session with neighbour {p.address} "
+                                            f"({ext.device} {ext.port}, of another build of the site) cannot come "
+                                            f"up: {problem}", rule="bgp-session"))
                 continue
             problem, other = _check(views, owner, entries, i, p)
             if other is not None:
@@ -58,8 +86,24 @@ def match_sessions(views: Sequence[BgpView]) -> tuple[list[Session], list[Findin
                 findings.append(Finding(v.file, p.where, f"{v.name}: the session with neighbour {p.address} cannot "
                                         f"come up: {problem}", rule="bgp-session"))
     sessions.sort(key=lambda s: (s.family, s.a, s.b, s.pa.address))
+    outside.sort(key=lambda o: (o.family, o.switch, o.peer.address))
     _DOWN.clear()
-    return sessions, findings
+    return sessions, findings, outside
+
+
+def _outside(v: BgpView, p: BgpPeer, ext: ExternalPort) -> str | None:
+    """Why switch v's neighbour p, an external's address, cannot be a session (None: what this build can tell holds)."""
+    if p.remote_as != ext.asn:
+        return f"{v.name} expects AS {p.remote_as} but {ext.device} runs AS {ext.asn}"
+    if not p.local_port:
+        return f"no port of {v.name} is on the subnet of {p.address}: not one hop away"
+    if _family(p.address) not in p.families:
+        return f"{v.name} does not activate {p.address} in {_family(p.address)} unicast"
+    if p.shutdown:
+        return f"{v.name} shuts down its neighbour {p.address}"
+    if p.local_port in _down_ports(v):
+        return f"{v.name}'s port {p.local_port} is shut down"
+    return None
 
 
 def _check(views: Sequence[BgpView], owner: dict[str, tuple[int, str, bool]],

@@ -54,17 +54,20 @@ def parse_failures(specs: Sequence[str], fabric: Fabric) -> Failure:
     links: list[tuple[str, str]] = []
     for spec in specs:
         spec = spec.strip()
-        if "--" in spec:
-            a, _, b = spec.partition("--")
-            if ends.get(a) != b:
+        if spec in fabric.devices:       # first: a site's names hold "--" (`<cluster>--<device>`)
+            devices.append(spec)
+        elif "--" in spec and ":" in spec:
+            cuts = [(spec[:k], spec[k + 2:]) for k in range(len(spec)) if spec.startswith("--", k)]
+            found = next(((a, b) for a, b in cuts if ends.get(a) == b), None)
+            if found is None:
+                a, _, b = spec.partition("--")
                 raise TetonError(f"--fail {spec}: the build's cabling (fabric.json) has no link {a} -- {b}")
+            a, b = found
             links.append((min(a, b), max(a, b)))
         elif ":" in spec and spec.split(":", 1)[0] in fabric.devices:
             if spec not in ends:
                 raise TetonError(f"--fail {spec}: no link on that port in the build's cabling (fabric.json)")
             links.append((min(spec, ends[spec]), max(spec, ends[spec])))
-        elif spec in fabric.devices:
-            devices.append(spec)
         else:
             raise TetonError(f"--fail {spec}: no device {spec!r} in the build's fabric.json (give a device, "
                              "DEV:PORT--DEV:PORT or DEV:PORT)")
