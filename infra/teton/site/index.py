@@ -10,6 +10,7 @@ slots).  `teton render SITE -o OUT` writes it; `teton verify OUT` reads it.
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,14 +45,25 @@ def is_site_build(path: str | Path) -> bool:
     return (Path(path) / SITE_JSON).is_file()
 
 
-def index_data(site: str, tier: str, clusters: dict[str, str]) -> dict[str, Any]:
-    return {"format": FORMAT, "site": site, "tier": tier, "clusters": dict(clusters)}
+def index_data(site: str, tier: str, clusters: dict[str, str],
+               manifests: dict[str, str] | None = None) -> dict[str, Any]:
+    """site.json's content; `manifests`: each build folder's manifest.json sha256 (what `teton render` publishes)."""
+    data: dict[str, Any] = {"format": FORMAT, "site": site, "tier": tier, "clusters": dict(clusters)}
+    if manifests is not None:
+        data["manifests"] = dict(manifests)
+    return data
 
 
-def write_index(out: Path, site: str, tier: str, clusters: dict[str, str]) -> Path:
-    """OUT/site.json (deterministic: the clusters in the order given)."""
+def write_index(out: Path, data: dict[str, Any]) -> Path:
+    """OUT/site.json, atomically (deterministic: the clusters in the site's order, as given)."""
     path = Path(out) / SITE_JSON
-    path.write_text(json.dumps(index_data(site, tier, clusters), indent=1) + "\n")
+    tmp = path.with_name(f".{SITE_JSON}.tmp-{os.getpid()}")
+    try:
+        tmp.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:
+        tmp.unlink(missing_ok=True)
+        raise
     return path
 
 

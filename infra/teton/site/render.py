@@ -18,7 +18,6 @@ site.json (written to a temporary file and renamed).  Any error leaves OUT as it
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import shutil
 import uuid
@@ -37,14 +36,12 @@ from teton.manifest import MANIFEST, is_teton_build, manifest_text
 from teton.pipeline import design_spec, manifest_entries, render, spec_source
 from teton.pipeline.output import OutputError, confined, inside, publish
 from teton.site.design import attachment, members_of, tier_of
+from teton.site.index import SITE_JSON, index_data, write_index
 from teton.site.load import LoadedSite, load_site
 from teton.site.rules import check_site
 from teton.spec.model import Cluster
 from teton.targets import Files, RenderContext, reference_folders
 from teton.targets.base import DeviceTarget
-
-SITE_INDEX = "site.json"
-INDEX_FORMAT = 1
 
 
 @dataclass(frozen=True)
@@ -259,18 +256,7 @@ def index_of(loaded: LoadedSite, out: Path) -> dict[str, Any]:
     """site.json: the site, its tier's build folder, each cluster's, and each build's manifest sha256."""
     name = loaded.site.site
     folders = [*loaded.clusters, name]
-    return {"format": INDEX_FORMAT, "site": name, "tier": name, "clusters": {c: c for c in loaded.clusters},
-            "manifests": {f: _sha(out / f / MANIFEST) for f in folders}}
-
-
-def write_index(out: Path, index: dict[str, Any]) -> None:
-    tmp = out / f".{SITE_INDEX}.tmp-{os.getpid()}"
-    try:
-        tmp.write_text(json.dumps(index, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-        os.replace(tmp, out / SITE_INDEX)
-    except OSError as exc:
-        tmp.unlink(missing_ok=True)
-        raise OutputError(f"cannot write {out / SITE_INDEX}: {exc.strerror or exc}") from exc
+    return index_data(name, name, {c: c for c in loaded.clusters}, {f: _sha(out / f / MANIFEST) for f in folders})
 
 
 # ---------------------------------------------------------------------------------------------------- the whole site
@@ -335,7 +321,10 @@ def render_site(spec: str | Path, out: Path, *, runner: Runner = in_process, chu
         for f in folders:
             publish(out / f, _move_into(staging / f), force=force)
         index = index_of(loaded, out)
-        write_index(out, index)
+        try:
+            write_index(out, index)
+        except OSError as exc:
+            raise OutputError(f"cannot write {out / SITE_JSON}: {exc.strerror or exc}") from exc
         return SiteBuild(out, name, {f: out / f for f in folders}, sum(s.files for s in staged.values()) + 1,
                          findings, index)
     finally:
