@@ -25,8 +25,13 @@ class LoadedSite:
 
 
 def is_site_spec(path: str | Path) -> bool:
-    """Whether the YAML file at `path` is a site spec (its top level has `clusters` and `bag`), without checking it."""
+    """Whether the file at `path` is a site spec, without checking it: YAML whose top level has `clusters` and `bag`,
+    or Python that binds `site` (read, not run)."""
     p = Path(path)
+    if p.suffix == ".py" and p.is_file():
+        from teton.spec.pyspec import binds
+
+        return binds(p, "site")
     if p.suffix not in (".yaml", ".yml", ".json") or not p.is_file():
         return False
     try:
@@ -49,10 +54,7 @@ def merged(base: Any, over: Any) -> Any:
 def load_site(path: str | Path, timeout: float | None = None) -> LoadedSite:
     """The site at `path` and its clusters; SpecError with every finding."""
     path = Path(path)
-    data, lines = load_data(path, timeout)
-    if path.suffix == ".py":
-        raise SpecError([Finding(str(path), "", "a site spec is YAML (.yaml, .yml or .json); its clusters may be "
-                                                "Python specs", rule="io")])
+    data, lines = load_data(path, timeout, binding="site")
     site = validate_as(Site, data, str(path), lines)
     findings: list[Finding] = []
     clusters: dict[str, Cluster] = {}

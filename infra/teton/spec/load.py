@@ -289,9 +289,10 @@ def validate_as(model: type[_M], data: Any, filename: str, lines: Lines | None =
         raise SpecError(_findings(exc, data, filename, lines)) from None
 
 
-def load_data(path: Path, timeout: float | None = None) -> tuple[Any, Lines]:
+def load_data(path: Path, timeout: float | None = None, binding: str = "cluster") -> tuple[Any, Lines]:
     """A spec file's plain data and the line of each path (YAML), before its schema is checked: the YAML bounded, a
-    Python spec run in its child process; SpecError naming the file."""
+    Python spec run in its child process (it binds `binding`: `cluster`, or `site` for a site spec); SpecError naming
+    the file."""
     filename = str(path)
     if not path.is_file():
         what = "not a regular file" if path.exists() else "no such file"
@@ -302,7 +303,7 @@ def load_data(path: Path, timeout: float | None = None) -> tuple[Any, Lines]:
         from teton.spec.pyspec import run_python_spec
 
         _check_size(path)
-        data, line = run_python_spec(path, timeout)
+        data, line = run_python_spec(path, timeout, binding)
         check_shape(data, filename)
         return data, {(): line} if line else {}
     return parse_yaml(read_spec_text(path), filename)

@@ -64,7 +64,7 @@ resource.setrlimit(resource.RLIMIT_AS, (want, want))
 if sys.path and sys.path[0] in ('', '.'):
     del sys.path[0]  # not the caller's working directory: the spec's folder goes there
 from teton.spec.pyspec import _child
-_child(sys.argv[1], sys.argv[2])
+_child(sys.argv[1], sys.argv[2], sys.argv[4])
 """
 
 
@@ -91,8 +91,9 @@ def spec_timeout(timeout: float | None, filename: str) -> tuple[float, str]:
     return float(timeout), source
 
 
-def run_python_spec(path: Path, timeout: float | None = None) -> tuple[Any, int | None]:
-    """(the cluster as plain data, line that binds `cluster`) of the Python spec at `path`; raises SpecError."""
+def run_python_spec(path: Path, timeout: float | None = None, binding: str = "cluster") -> tuple[Any, int | None]:
+    """(the cluster as plain data, line that binds `cluster`) of the Python spec at `path`; raises SpecError.
+    `binding`: "site" for a site spec (it binds `site` to a teton.spec.site.Site)."""
     filename = str(path)
     seconds, source = spec_timeout(timeout, filename)
     env = environment.for_untrusted_child()      # no TETON_SECRET_* or TETON_CACHE_KEY: a spec is code
@@ -100,7 +101,8 @@ def run_python_spec(path: Path, timeout: float | None = None) -> tuple[Any, int 
     env.pop("PYTHONSTARTUP", None)
     with tempfile.TemporaryDirectory(prefix="teton-pyspec-") as tmp:
         result = Path(tmp) / "result.json"
-        cmd = [sys.executable, "-c", _BOOT, str(path.resolve()), str(result), str(limits.PYTHON_SPEC_MEMORY_BYTES)]
+        cmd = [sys.executable, "-c", _BOOT, str(path.resolve()), str(result), str(limits.PYTHON_SPEC_MEMORY_BYTES),
+               binding]
         try:
             proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                     env=env, start_new_session=True, close_fds=True)
@@ -124,7 +126,7 @@ def run_python_spec(path: Path, timeout: float | None = None) -> tuple[Any, int 
             except ValueError:
                 how = f"was killed by signal {-code}"
             raise SpecError([Finding(filename, "", f"the Python spec {how}{tail}", rule="python")])
-        raise SpecError([Finding(filename, "", f"the Python spec exited with code {code} before binding `cluster`"
+        raise SpecError([Finding(filename, "", f"the Python spec exited with code {code} before binding `{binding}`"
                                                f"{tail}", rule="python")])
     if doc.get("ok") is True and "cluster" in doc:
         line = doc.get("line")
@@ -229,10 +231,10 @@ def _read_result(result: Path) -> dict[str, Any] | None:
 # --------------------------------------------------------------------------------------------------- child
 
 
-def _child(spec: str, result: str) -> None:
+def _child(spec: str, result: str, binding: str = "cluster") -> None:
     """Run the spec at `spec` (an absolute path) and write the outcome to `result`; never returns."""
     try:
-        doc = _run(spec)
+        doc = _run(spec, binding)
     except BaseException as exc:  # the runner itself must always answer
         doc = {"ok": False, "findings": [{"path": "", "rule": "python", "message":
                f"the Python spec could not be run: {type(exc).__name__}: {_short(exc)}"}]}
@@ -251,8 +253,11 @@ def _child(spec: str, result: str) -> None:
     os._exit(0)  # no atexit handlers, no waiting for threads the spec left running
 
 
-def _run(spec: str) -> _ResultDoc:
+def _run(spec: str, binding: str = "cluster") -> _ResultDoc:
     from teton.spec.model import Cluster
+    from teton.spec.site import Site
+
+    root: type = Site if binding == "site" else Cluster
 
     try:
         with open(spec, "rb") as fh:
@@ -283,15 +288,16 @@ def _run(spec: str) -> _ResultDoc:
     except BaseException as exc:  # a user's spec may raise anything: report it
         return _failed(_exception_findings(exc, spec))
 
-    cluster = scope.get("cluster")
-    if exit_code is not None and (exit_code != 0 or not isinstance(cluster, Cluster)):
-        when = "after" if isinstance(cluster, Cluster) else "before"
+    cluster = scope.get(binding)
+    if exit_code is not None and (exit_code != 0 or not isinstance(cluster, root)):
+        when = "after" if isinstance(cluster, root) else "before"
         return _failed([{"path": "", "rule": "python",
-                         "message": f"the Python spec exited with code {exit_code}{said} {when} binding `cluster`"}])
-    if not isinstance(cluster, Cluster):
-        got = "nothing" if "cluster" not in scope else f"a value of type {type(cluster).__name__}"
-        return _failed([{"path": "cluster", "rule": "python",
-                         "message": f"a Python spec must bind `cluster` to a teton.spec.Cluster (it binds {got})"}])
+                         "message": f"the Python spec exited with code {exit_code}{said} {when} binding `{binding}`"}])
+    if not isinstance(cluster, root):
+        got = "nothing" if binding not in scope else f"a value of type {type(cluster).__name__}"
+        where = "teton.spec.Cluster" if root is Cluster else "teton.spec.site.Site"
+        return _failed([{"path": binding, "rule": "python",
+                         "message": f"a Python spec must bind `{binding}` to a {where} (it binds {got})"}])
     try:
         data = cluster.model_dump(mode="python", warnings=False)
         json.dumps(data, allow_nan=True)  # fails here, not when writing the result
@@ -300,14 +306,25 @@ def _run(spec: str) -> _ResultDoc:
     except Exception as exc:  # a model_construct'ed cluster may hold anything
         return _failed([{"path": "cluster", "rule": "python",
                          "message": f"the cluster cannot be sent as JSON: {type(exc).__name__}: {_short(exc)}"}])
-    return {"ok": True, "cluster": data, "line": _binding_line(source)}
+    return {"ok": True, "cluster": data, "line": _binding_line(source, binding)}
 
 
 def _failed(findings: list[_FindingDoc]) -> _ResultDoc:
     return {"ok": False, "findings": findings}
 
 
-def _binding_line(source: bytes) -> int | None:
+def binds(path: Path, name: str) -> bool:
+    """Whether the Python spec at `path` binds `name` at its top level (read, not run; a file larger than a spec may
+    be is not one)."""
+    try:
+        if path.stat().st_size > limits.MAX_SPEC_BYTES:
+            return False
+        return _binding_line(path.read_bytes(), name) is not None
+    except OSError:
+        return False
+
+
+def _binding_line(source: bytes, binding: str = "cluster") -> int | None:
     """Line of the last top-level statement that binds `cluster` (where schema errors of the cluster point)."""
     try:
         tree = ast.parse(source)
@@ -317,7 +334,7 @@ def _binding_line(source: bytes) -> int | None:
     for stmt in tree.body:
         targets = stmt.targets if isinstance(stmt, ast.Assign) else \
             [stmt.target] if isinstance(stmt, ast.AnnAssign | ast.AugAssign) else []
-        if any(isinstance(t, ast.Name) and t.id == "cluster" for t in targets):
+        if any(isinstance(t, ast.Name) and t.id == binding for t in targets):
             line = stmt.lineno
     return line
 
