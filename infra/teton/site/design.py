@@ -24,6 +24,7 @@ from teton.design.routing import Protection, imports, maximum_prefixes, routing
 from teton.design.site import (
     BAG_KIND,
     SEPARATOR,
+    BagSwitch,
     SiteMember,
     Uplink,
     bag_draft,
@@ -38,7 +39,7 @@ from teton.findings import Finding, SpecError
 from teton.pipeline import design_spec
 from teton.site.load import LoadedSite
 from teton.site.rules import check_site, check_site_fabrics
-from teton.spec.model import RoceBackend
+from teton.spec.model import RoceBackend, SwitchModel
 
 
 @dataclass(frozen=True)
@@ -138,7 +139,8 @@ def _uplinks(cluster: str, slot: int, f: Fabric) -> list[Uplink]:
     return out
 
 
-def design_tier(loaded: LoadedSite, members: Mapping[str, Fabric], bags: tuple, bag_model, limit: int,  # type: ignore[type-arg,no-untyped-def]
+def design_tier(loaded: LoadedSite, members: Mapping[str, Fabric], bags: tuple[BagSwitch, ...],
+                bag_model: SwitchModel, limit: int,
                 pools: dict[Family, tuple[str, ...]]) -> Fabric:
     """The tier's Fabric: the BAG switches with their routing, and every member's attached ATSWs as externals."""
     site = loaded.site

@@ -53,7 +53,15 @@ def cluster_pools(c: Cluster) -> list[tuple[str, str, Net]]:
 
 
 def _inside(n: Net, blocks: list[str]) -> bool:
-    return any(n.version == b.version and n.subnet_of(b) for b in map(ipaddress.ip_network, blocks))  # type: ignore[arg-type]
+    return any(_within(n, ipaddress.ip_network(b)) for b in blocks)
+
+
+def _within(n: Net, block: Net) -> bool:
+    if isinstance(n, ipaddress.IPv4Network) and isinstance(block, ipaddress.IPv4Network):
+        return n.subnet_of(block)
+    if isinstance(n, ipaddress.IPv6Network) and isinstance(block, ipaddress.IPv6Network):
+        return n.subnet_of(block)
+    return False
 
 
 def _asns(c: Cluster) -> tuple[int, int] | None:
