@@ -114,14 +114,24 @@ _ROW_TEXT: dict[tuple[str, str], tuple[dict[str, Any], str]] = {}
 _ROW_CACHE_MAX = 200_000
 
 
+_quote = json.encoder.encode_basestring_ascii  # type: ignore[attr-defined]
+
+
+def _strings_text(row: dict[str, str]) -> str:
+    """`_row(row)` of a row whose keys and values are all strings, without building a JSON encoder per row."""
+    return "{" + ", ".join(f"{_quote(k)}: {_quote(row[k])}" for k in sorted(row)) + "}"
+
+
 def _row_text(table: str, key: str, row: dict[str, Any]) -> str:
     hit = _ROW_TEXT.get((table, key))
     if hit is not None and hit[0] == row:
         return hit[1]
-    text = f"{_row(key)}: {_row(row)}"
-    if len(_ROW_TEXT) < _ROW_CACHE_MAX and all(type(v) is str for v in row.values()):
-        _ROW_TEXT[(table, key)] = (row, text)
-    return text
+    if type(key) is str and all(type(v) is str for v in row.values()) and all(type(k) is str for k in row):
+        text = f"{_quote(key)}: {_strings_text(row)}"
+        if len(_ROW_TEXT) < _ROW_CACHE_MAX:
+            _ROW_TEXT[(table, key)] = (row, text)
+        return text
+    return f"{_row(key)}: {_row(row)}"
 
 
 def dump_config_db(db: dict[str, Any]) -> str:
