@@ -105,9 +105,10 @@ def confined(rendered: Mapping[str, Iterable[str]]) -> None:
                                   "that becomes a path: check the spec)")
 
 
-def inside(folder: Path, root: Path) -> bool:
-    """`folder` (a folder being written into) resolves inside `root` (no segment is a symlink leading out)."""
-    return Path(os.path.realpath(folder)).is_relative_to(os.path.realpath(root))
+def inside(folder: Path, root: Path, resolved: str | None = None) -> bool:
+    """`folder` (a folder being written into) resolves inside `root` (no segment is a symlink leading out);
+    `resolved`: `root` resolved already (a caller checking many folders of one root)."""
+    return Path(os.path.realpath(folder)).is_relative_to(resolved or os.path.realpath(root))
 
 
 def publish(out: Path, fill: Callable[[Path], None], *, force: bool = False, lock_timeout: float = 600.0) -> Path:

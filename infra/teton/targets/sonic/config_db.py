@@ -134,6 +134,28 @@ def _row_text(table: str, key: str, row: dict[str, Any]) -> str:
     return f"{_row(key)}: {_row(row)}"
 
 
+# table -> (its rows, their lines): a whole table (QoS maps, buffers, a port's queues) is most often equal to the one
+# of the switch before; kept only for tables of rows of strings, for the reason given at _ROW_TEXT
+_TABLE_TEXT: dict[str, tuple[dict[str, Any], str]] = {}
+
+
+def _strings_rows(rows: dict[str, Any]) -> bool:
+    return all(type(k) is str and type(r) is dict and all(type(v) is str for v in r.values())
+               and all(type(f) is str for f in r) for k, r in rows.items())
+
+
+def _table_text(table: str, rows: dict[str, Any]) -> str:
+    hit = _TABLE_TEXT.get(table)
+    if hit is not None and hit[0] == rows:
+        return hit[1]
+    keys = sorted(rows)
+    last = len(keys) - 1
+    text = "\n".join(f"  {_row_text(table, k, rows[k])}{',' if n < last else ''}" for n, k in enumerate(keys))
+    if len(_TABLE_TEXT) < _ROW_CACHE_MAX and _strings_rows(rows):
+        _TABLE_TEXT[table] = (rows, text)
+    return text
+
+
 def dump_config_db(db: dict[str, Any]) -> str:
     """JSON with one Config DB row per line (so a review diff shows exactly the rows that changed)."""
     out = ["{"]
@@ -141,9 +163,8 @@ def dump_config_db(db: dict[str, Any]) -> str:
     for t, table in enumerate(tables):
         rows = db[table]
         out.append(f" {_row(table)}: {{")
-        keys = sorted(rows)
-        last = len(keys) - 1
-        out.extend(f"  {_row_text(table, k, rows[k])}{',' if n < last else ''}" for n, k in enumerate(keys))
+        if rows:
+            out.append(_table_text(table, rows))
         out.append(" }" + ("," if t < len(tables) - 1 else ""))
     out.append("}")
     return "\n".join(out) + "\n"
