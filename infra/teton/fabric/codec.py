@@ -12,7 +12,6 @@ import typing
 from functools import cache
 from typing import Any
 
-
 _PLAIN = frozenset({str, int, float, bool, type(None)})
 _FIELDS: dict[type, tuple[str, ...] | None] = {}     # a type's dataclass field names (None: not a dataclass)
 _UNSEEN: Any = object()

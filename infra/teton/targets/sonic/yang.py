@@ -276,10 +276,10 @@ class SonicYangValidator:
             for key, fields in entries.items():
                 hit = rows.get((tname, key)) if type(key) is str else None
                 if hit is not None and hit[0] == fields:      # the same row as on an earlier switch
-                    _, shape, members, pairs, text, conflicts = hit
-                    for name in conflicts:
-                        issues.append(YangIssue(device, tname, key, name, f'field "{name}" contradicts the key "{key}"'))
-                    items.append(_Item(table, shape, key, members, pairs, _text=text))
+                    for name in hit[5]:
+                        issues.append(YangIssue(device, tname, key, name,
+                                                f'field "{name}" contradicts the key "{key}"'))
+                    items.append(_Item(table, hit[1], key, hit[2], hit[3], _text=hit[4]))
                     continue
                 key = str(key)
                 if not isinstance(fields, dict):
