@@ -12,10 +12,20 @@ import typing
 from functools import cache
 from typing import Any
 
+_PLAIN = frozenset({str, int, float, bool, type(None)})
+_FIELDS: dict[type, tuple[str, ...] | None] = {}     # a type's dataclass field names (None: not a dataclass)
+_UNSEEN: Any = object()
+
 
 def to_json(x: Any) -> Any:
-    if dataclasses.is_dataclass(x) and not isinstance(x, type):
-        return {f.name: to_json(getattr(x, f.name)) for f in dataclasses.fields(x)}
+    t = type(x)
+    if t in _PLAIN:
+        return x
+    names = _FIELDS.get(t, _UNSEEN)
+    if names is _UNSEEN:
+        names = _FIELDS[t] = tuple(f.name for f in dataclasses.fields(t)) if dataclasses.is_dataclass(t) else None
+    if names is not None:
+        return {name: to_json(getattr(x, name)) for name in names}
     if isinstance(x, tuple):
         return [to_json(v) for v in x]
     return x

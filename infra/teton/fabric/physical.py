@@ -43,6 +43,7 @@ class Ends:
     def __init__(self, models: Mapping[str, SwitchModel]):
         self.models = models
         self._ports: dict[tuple[str, str | None], dict[str, Port]] = {}
+        self._ends: dict[tuple[bool, str, str | None, str], Electrical] = {}    # (server?, model, nos, port name)
 
     def port(self, d: Placed, name: str) -> Port | None:
         model = self.models.get(d.model) if d.role not in _SERVERS else None
@@ -55,6 +56,10 @@ class Ends:
         return ports.get(name)
 
     def electrical(self, d: Placed, name: str) -> Electrical:
-        """The end `d`:`name`: its cage, or its platform's NIC port."""
-        port = self.port(d, name)
-        return switch_end(port) if port is not None else nic_port(d.model)
+        """The end `d`:`name`: its cage, or its platform's NIC port (each asked for once: an Electrical is a value)."""
+        key = (d.role in _SERVERS, d.model, d.nos, name)
+        end = self._ends.get(key)
+        if end is None:
+            port = self.port(d, name)
+            end = self._ends[key] = switch_end(port) if port is not None else nic_port(d.model)
+        return end

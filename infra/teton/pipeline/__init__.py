@@ -19,6 +19,7 @@ tests call this module; deploy and the Pulumi program only read the folder it wr
 from __future__ import annotations
 
 import hashlib
+import os
 import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -179,14 +180,15 @@ def write(out: Path, rendered: dict[str, Files], figures: dict[str, Any], *, for
     """Publish `rendered` into `out` with its manifest; (files written, targets kept from the previous build).
     `source`: the spec's record (`spec_source`), kept in the manifest and compared by `only`."""
     confined(rendered)
-    entries, versions = manifest_entries(rendered, known)
+    written = {rel for files in rendered.values() for rel in files}
+    versions = {name: targets.get(name).version for name, files in rendered.items() if files}
     keep: dict[str, dict[str, Any]] = {}
     previous = read_manifest(out) if only else None
     if previous is not None:
         _same_spec(out, previous, source)
         for rel, entry in previous["files"].items():
             owner = entry.get("target") if isinstance(entry, dict) else None
-            if owner not in rendered and rel not in entries and _inside(rel):
+            if owner not in rendered and rel not in written and _inside(rel):
                 keep[rel] = dict(entry)
         for name, version in (previous.get("targets") or {}).items():
             if name not in rendered and isinstance(version, str):
@@ -194,16 +196,23 @@ def write(out: Path, rendered: dict[str, Files], figures: dict[str, Any], *, for
     kept = tuple(sorted({e["target"] for e in keep.values() if e.get("target")}))
 
     def fill(tmp: Path) -> None:
+        # each file encoded once, for its manifest entry (`manifest_entries`, the same entries) and its bytes
+        entries: dict[str, dict[str, Any]] = {}
         made: set[Path] = set()
-        for files in rendered.values():
+        resolved = os.path.realpath(tmp)
+        for name, files in rendered.items():
             for rel, content in sorted(files.items()):
                 target = tmp / rel
                 if target.parent not in made:
                     target.parent.mkdir(parents=True, exist_ok=True)
-                    if not inside(target.parent, tmp):
+                    if not inside(target.parent, tmp, resolved):
                         raise OutputError(f"the file path {rel!r} leads out of the build folder; nothing was written")
                     made.add(target.parent)
-                target.write_text(content, encoding="utf-8")
+                data = content.encode("utf-8")
+                hit = known.get(rel) if known else None
+                entries[rel] = {"sha256": _sha(data) if hit is None else hit[0],
+                                "bytes": len(data) if hit is None else hit[1], "target": name}
+                target.write_bytes(data)
         root = out.resolve()
         for rel in sorted(keep):
             src, dst = out / rel, tmp / rel
@@ -215,7 +224,7 @@ def write(out: Path, rendered: dict[str, Files], figures: dict[str, Any], *, for
             _assembled_checks(out, tmp, rendered)
 
     publish(out, fill, force=force)
-    return len(entries) + len(keep) + 1, kept
+    return len(written) + len(keep) + 1, kept
 
 
 def render_spec(spec: str | Path, *, only: tuple[str, ...] | None = None, yang_dir: Path | None = None,

@@ -48,6 +48,7 @@ import errno
 import fcntl
 import os
 import pwd
+import re
 import shutil
 import stat
 import time
@@ -69,6 +70,7 @@ class OutputError(TetonError):
 
 
 _PATH_MAX = 4096
+_CONTROL = re.compile("[\x00-\x1f\x7f]")
 _NAME_MAX = 255
 
 
@@ -76,7 +78,7 @@ def unsafe_path(rel: object) -> str | None:
     """Why `rel` may not name a file of a build folder (relative, inside it, one line of plain characters), or None."""
     if not isinstance(rel, str) or not rel:
         return "it is not a non-empty string"
-    if any(ord(c) < 0x20 or ord(c) == 0x7F for c in rel):
+    if _CONTROL.search(rel) is not None:
         return "it holds a control character (NUL, newline ...)"
     if rel.startswith("/"):
         return "it is absolute"
@@ -105,9 +107,10 @@ def confined(rendered: Mapping[str, Iterable[str]]) -> None:
                                   "that becomes a path: check the spec)")
 
 
-def inside(folder: Path, root: Path) -> bool:
-    """`folder` (a folder being written into) resolves inside `root` (no segment is a symlink leading out)."""
-    return Path(os.path.realpath(folder)).is_relative_to(os.path.realpath(root))
+def inside(folder: Path, root: Path, resolved: str | None = None) -> bool:
+    """`folder` (a folder being written into) resolves inside `root` (no segment is a symlink leading out);
+    `resolved`: `root` resolved already (a caller checking many folders of one root)."""
+    return Path(os.path.realpath(folder)).is_relative_to(resolved or os.path.realpath(root))
 
 
 def publish(out: Path, fill: Callable[[Path], None], *, force: bool = False, lock_timeout: float = 600.0) -> Path:

@@ -53,5 +53,9 @@ def pretty_json(data: Any, *, indent: int = 2, sort_keys: bool = False) -> str:
                 text = orjson.dumps(data, option=sort | orjson.OPT_INDENT_2).decode()
                 if not ascii_only:
                     text = _ascii(text)
-                return _INDENT.sub(_halved, text) if indent == 1 else text
+                if indent == 2:
+                    return text
+                # the strings hold no two spaces in a row (the compact text has none): every "  " is indentation,
+                # each level's two spaces become one
+                return text.replace("  ", " ") if "  " not in mine else _INDENT.sub(_halved, text)
     return json.dumps(data, indent=indent, sort_keys=sort_keys)

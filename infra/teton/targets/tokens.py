@@ -21,6 +21,9 @@ _TOKEN = re.compile(r"[A-Za-z0-9_.:/@%+,\[\]-]{1,255}")
 # where a spreadsheet may start a cell (the start of the text, or after a separator a locale or the import dialog may
 # split on), followed by what starts a formula
 _FORMULA = re.compile(r"(^|[;,\t\r\n|])(?=[=+\-@\t\r])")
+# what any cell `_FORMULA` changes holds (a formula character at the start, or a separator anywhere): most cells have
+# neither, and a search costs a fraction of a substitution
+_MAYBE = re.compile(r"^[=+\-@\t\r]|[;,\t\r\n|]")
 
 
 def token(value: Any, device: str, field: str, fmt: str, file: str = "") -> str:
@@ -37,4 +40,6 @@ def token(value: Any, device: str, field: str, fmt: str, file: str = "") -> str:
 def csv_cell(value: Any) -> Any:
     """A CSV cell that a spreadsheet shows as text: every part of a string that would start a formula (= + - @ at
     the start, or after ; , tab, CR, LF or |, where a spreadsheet may split the cell) gets a "'" before it."""
-    return _FORMULA.sub(r"\1'", value) if isinstance(value, str) else value
+    if not isinstance(value, str) or _MAYBE.search(value) is None:
+        return value
+    return _FORMULA.sub(r"\1'", value)

@@ -25,6 +25,7 @@ from typing import Any
 
 import jsonschema
 import jsonschema_rs
+import orjson
 import yaml
 
 from teton.buildfolder import host_vars_path
@@ -189,6 +190,18 @@ TEMPLATE_MARKS = ("{{", "{%", "{#")
 MEANT_AS_TEMPLATES = {"teton_slurm_files": v.SLURM_FILES, "teton_opensm_files": v.OPENSM_FILES}
 """... but these, and each only with the value teton writes (a path relative to the inventory, for the slurm and
 opensm roles)."""
+_MARKS = tuple(m.encode() for m in TEMPLATE_MARKS)
+
+
+def _marked(value: Any) -> bool:
+    """Whether any string below `value` (keys included) may hold a template mark: False only when its JSON text has
+    none (JSON escapes no brace or '%' '#', and its own punctuation never spells a mark), so that the walk of
+    `_templates` runs only on the few documents that may have one."""
+    try:
+        text = orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS)
+    except TypeError:           # something orjson does not write: walk it
+        return True
+    return any(m in text for m in _MARKS)
 
 
 def _templates(value: Any, where: str) -> list[str]:
@@ -210,7 +223,7 @@ def check_documents(docs: Documents) -> list[Finding]:
     findings: list[Finding] = [
         Finding(rel, where, "holds a Jinja2 template mark ({{, {% or {#): teton's variables are data, never "
                             "templates", rule="ansible-template")
-        for rel, data in docs.files.items() for where in sorted(set(_templates(data, "")))
+        for rel, data in docs.files.items() if _marked(data) for where in sorted(set(_templates(data, "")))
         if not (where in MEANT_AS_TEMPLATES and data.get(where) == MEANT_AS_TEMPLATES[where])]
     validator, required_by_role = _schema()
     try:

@@ -17,6 +17,8 @@ LABEL_NAME = re.compile(r"[a-zA-Z_][a-zA-Z0-9_]*")
 
 def quote(value: str) -> str:
     """`value` as a quoted label value of the exposition format and of PromQL."""
+    if "\\" not in value and '"' not in value and "\n" not in value:
+        return '"' + value + '"'
     return '"' + value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
 

@@ -114,13 +114,47 @@ _ROW_TEXT: dict[tuple[str, str], tuple[dict[str, Any], str]] = {}
 _ROW_CACHE_MAX = 200_000
 
 
-def _row_text(table: str, key: str, row: dict[str, Any]) -> str:
+_quote = json.encoder.encode_basestring_ascii
+
+
+def _strings_text(row: dict[str, str]) -> str:
+    """`_row(row)` of a row whose keys and values are all strings, without building a JSON encoder per row."""
+    return "{" + ", ".join(f"{_quote(k)}: {_quote(row[k])}" for k in sorted(row)) + "}"
+
+
+def _row_text(table: str, key: str, row: dict[str, Any]) -> tuple[str, bool]:
+    """The row's line (without its comma), and whether it is a row of strings (equal to one, on a hit)."""
     hit = _ROW_TEXT.get((table, key))
     if hit is not None and hit[0] == row:
+        return hit[1], True
+    if type(key) is str and all(type(v) is str for v in row.values()) and all(type(k) is str for k in row):
+        text = f"{_quote(key)}: {_strings_text(row)}"
+        if len(_ROW_TEXT) < _ROW_CACHE_MAX:
+            _ROW_TEXT[(table, key)] = (row, text)
+        return text, True
+    return f"{_row(key)}: {_row(row)}", False
+
+
+# table -> (its rows, their lines): a whole table (QoS maps, buffers, a port's queues) is most often equal to the one
+# of the switch before; kept only for tables of rows of strings, for the reason given at _ROW_TEXT
+_TABLE_TEXT: dict[str, tuple[dict[str, Any], str]] = {}
+
+
+def _table_text(table: str, rows: dict[str, Any]) -> str:
+    hit = _TABLE_TEXT.get(table)
+    if hit is not None and hit[0] == rows:
         return hit[1]
-    text = f"{_row(key)}: {_row(row)}"
-    if len(_ROW_TEXT) < _ROW_CACHE_MAX and all(type(v) is str for v in row.values()):
-        _ROW_TEXT[(table, key)] = (row, text)
+    keys = sorted(rows)
+    last = len(keys) - 1
+    lines = []
+    strings = True
+    for n, k in enumerate(keys):
+        line, kept = _row_text(table, k, rows[k])
+        strings = strings and kept
+        lines.append(f"  {line}{',' if n < last else ''}")
+    text = "\n".join(lines)
+    if strings and len(_TABLE_TEXT) < _ROW_CACHE_MAX:
+        _TABLE_TEXT[table] = (rows, text)
     return text
 
 
@@ -131,9 +165,8 @@ def dump_config_db(db: dict[str, Any]) -> str:
     for t, table in enumerate(tables):
         rows = db[table]
         out.append(f" {_row(table)}: {{")
-        keys = sorted(rows)
-        last = len(keys) - 1
-        out.extend(f"  {_row_text(table, k, rows[k])}{',' if n < last else ''}" for n, k in enumerate(keys))
+        if rows:
+            out.append(_table_text(table, rows))
         out.append(" }" + ("," if t < len(tables) - 1 else ""))
     out.append("}")
     return "\n".join(out) + "\n"

@@ -14,6 +14,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from teton.findings import Finding
 from teton.targets.sonic.yang import SonicYangValidator, YangIssue
 
@@ -92,12 +94,24 @@ class SplitValidator:
             context = (self._references(others) | MUST_CONTEXT) & own      # validated with the per-device part
             for k in context:
                 shared[k] = _normalised(k, db[k])
-            key = hashlib.sha256(_compact(shared).encode()).hexdigest()
+            key = _key(shared)
             found = self._shared.get(key)
             if found is None:
                 found = self._shared[key] = [i for i in self._validate(device, shared) if i.table not in context]
             issues += found if not found else [replace(i, device=device) for i in found]
         return issues
+
+
+def _key(doc: dict[str, Any]) -> str:
+    """The sha256 of `doc`'s canonical JSON (sorted keys): by orjson, ~10x faster than json's encoder, where it writes
+    the document (NaN and None would both be `null`: a document with a `null` is keyed by json's text instead)."""
+    try:
+        text = orjson.dumps(doc, option=orjson.OPT_SORT_KEYS)
+    except TypeError:       # a key that is not a string, an integer beyond 64 bits ...
+        text = b"null"
+    if b"null" in text:
+        text = b"json:" + _compact(doc).encode()
+    return hashlib.sha256(text).hexdigest()
 
 
 def _normalised(table: str, rows: Any) -> Any:

@@ -48,6 +48,7 @@ from teton.targets.sonic.yang_schema import Shape, Table, enc_string, index_tabl
 
 # The sonic-buildimage commit whose src/sonic-yang-models teton is tested with; scripts/setup fetches it.
 PINNED_COMMIT = "086b03bd"
+ROW_CACHE_MAX = 200_000     # rows whose translation a validator keeps (`SonicYangValidator._rows`)
 
 
 def _has_models(folder: Path) -> bool:
@@ -202,7 +203,7 @@ class _Item:
 
     def drop_field(self, fld: str) -> bool:
         if fld in self.members and fld not in self.shape.key_names:
-            del self.members[fld]
+            self.members = {k: v for k, v in self.members.items() if k != fld}   # a copy: shared by the row cache
         else:
             kept = [(name, pair) for name, pair in self.pairs if name != fld]
             if len(kept) == len(self.pairs):
@@ -222,6 +223,13 @@ class SonicYangValidator:
         files = sorted(self.yang_dir.glob("*.yang"))
         libyang.configure_logging(True, logging.ERROR)  # errors carry their data path
         names = [f.stem.split("@")[0] for f in files]
+        # (table, key) -> (row, shape, members, pairs, entry text, conflicting fields) of the last row translated
+        # under that key: most rows (a port's QoS, buffers, watchdog) are equal on every switch of a model, and
+        # comparing two small dicts costs a fraction of encoding one.  Only rows of strings (Config DB's own values)
+        # are kept, so equal rows always encode alike (1 == True == 1.0 would not); an item's members and pairs are
+        # shared with the cache, so `_Item.drop_field` replaces them instead of changing them.
+        self._rows: dict[tuple[str, str], tuple[dict[str, Any], Shape, dict[str, str], list[tuple[str, str]], str,
+                                                tuple[str, ...]]] = {}
         try:
             self._ctx = libyang.Context(str(self.yang_dir))
             for name in names:  # every module before walking the schema: libyang 2 recompiles on each load
@@ -257,6 +265,7 @@ class SonicYangValidator:
 
     def _translate(self, device: str, config_db: dict[str, Any], issues: list[YangIssue]) -> list[_Item]:
         items: list[_Item] = []
+        rows = self._rows
         for tname, entries in config_db.items():
             table = self._tables.get(tname)
             if table is None:
@@ -265,6 +274,13 @@ class SonicYangValidator:
                 issues.append(YangIssue(device, tname, "", None, "table is not a JSON object"))
                 continue
             for key, fields in entries.items():
+                hit = rows.get((tname, key)) if type(key) is str else None
+                if hit is not None and hit[0] == fields:      # the same row as on an earlier switch
+                    for name in hit[5]:
+                        issues.append(YangIssue(device, tname, key, name,
+                                                f'field "{name}" contradicts the key "{key}"'))
+                    items.append(_Item(table, hit[1], key, hit[2], hit[3], _text=hit[4]))
+                    continue
                 key = str(key)
                 if not isinstance(fields, dict):
                     issues.append(YangIssue(device, tname, key, None, "entry is not a JSON object"))
@@ -286,7 +302,11 @@ class SonicYangValidator:
                 pairs = self._fill(shape, fields, members, conflicts)
                 for name in conflicts:
                     issues.append(YangIssue(device, tname, key, name, f'field "{name}" contradicts the key "{key}"'))
-                items.append(_Item(table, shape, key, members, pairs))
+                item = _Item(table, shape, key, members, pairs)
+                items.append(item)
+                if len(rows) < ROW_CACHE_MAX and all(type(v) is str for v in fields.values()) and all(
+                        type(k) is str for k in fields):
+                    rows[(tname, key)] = (dict(fields), shape, members, pairs, item.text(), tuple(conflicts))
         return items
 
     @staticmethod
