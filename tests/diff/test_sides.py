@@ -27,7 +27,7 @@ def test_a_side_rendered_before_is_replayed_not_designed_and_the_report_is_the_s
     render_spec(old, cache=cache)
     designed: list[object] = []
     real = sides.design_spec
-    monkeypatch.setattr(sides, "design_spec", lambda *a: designed.append(a) or real(*a))
+    monkeypatch.setattr(sides, "design_spec", lambda *a, **k: designed.append(a) or real(*a, **k))
     first = diff_specs(str(old), str(new), cache=cache)
     assert len(designed) == 1 and first.comparison.old.replayed and not first.comparison.new.replayed
     again = diff_specs(str(old), str(new), cache=cache)
