@@ -8,7 +8,7 @@ single process of its tree, from wait4): `plan`, `render --dask off`, `render --
 the projection of a 14-cluster site (350k GPUs, Meta's 2024 goal, docs/sources.md) from the measured per-cluster cost
 and the memory per worker.
 
-    PYTHONPATH=infra python bench/bench_site.py [--clusters 4] [--keep DIR] [--skip-off]
+    PYTHONPATH=infra python bench/bench_site.py [--clusters 4] [--keep DIR] [--skip-off] [--skip-verify]
 """
 
 from __future__ import annotations
@@ -117,6 +117,8 @@ def main() -> int:
     ap.add_argument("--clusters", type=int, default=4)
     ap.add_argument("--keep", type=Path, help="keep the site and its builds in this folder")
     ap.add_argument("--skip-off", action="store_true", help="no render with --dask off")
+    ap.add_argument("--skip-verify", action="store_true", help="no `teton verify` of the site (a 4 x 24k site's "
+                    "models need about 25 GiB in one process: see docs/site.md)")
     args = ap.parse_args()
     folder = Path(args.keep or tempfile.mkdtemp(prefix="teton-bench-site-"))
     folder.mkdir(parents=True, exist_ok=True)
@@ -136,7 +138,9 @@ def main() -> int:
         r.pop("stdout")
         rows.append(r)
     verify_ready = (ROOT / "infra" / "teton" / "site" / "verify.py").is_file()
-    if verify_ready:
+    if args.skip_verify:
+        print("verify: skipped (--skip-verify)")
+    elif verify_ready:
         built = [folder / f"out-{s}" for s in ("w2", "w1", "off")]
         target = next((b for b in built if (b / "site.json").is_file()), None)
         if target is not None:
