@@ -1,5 +1,5 @@
-"""`teton render|plan|diff` of a SITE spec (a spec with `clusters` and `bag`, `teton.site.load.is_site_spec`): the
-commands of cli/build.py and cli/review.py hand a site spec to these."""
+"""`teton render|plan|diff` of a SITE spec (YAML with `clusters` and `bag`, or Python binding `site`:
+`teton.site.load.is_site_spec`): the commands of cli/build.py and cli/review.py hand a site spec to these."""
 
 from __future__ import annotations
 
