@@ -23,20 +23,22 @@ def test_tiers_levels_and_planes():
     assert tier_roles("frontend") == ("fe-rsw", "fsw", "ssw")
     assert dict(tier_levels("roce")) == {"rtsw": 1, "ctsw": 2, "atsw": 3}
     assert of_tier("rack") == {"rtsw", "fe-rsw", "leaf"} and of_tier("spine") == {"ctsw", "fsw", "spine"}
-    assert of_tier("aggregation") == {"atsw", "core", "ssw"} and server_roles() == {"host", "storage", "service"}
-    assert switch_roles() == {"atsw", "ctsw", "rtsw", "ssw", "fsw", "fe-rsw", "leaf", "spine", "core"}
+    assert of_tier("aggregation") == {"atsw", "core", "ssw", "bag"} and server_roles() == {"host", "storage", "service"}
+    assert switch_roles() == {"atsw", "ctsw", "rtsw", "ssw", "fsw", "fe-rsw", "leaf", "spine", "core", "bag"}
+    assert tier_roles("site") == ("bag",) and dict(tier_levels("site")) == {"bag": 4}   # a site's tier above ATSWs
 
 
 def test_the_orders_output_depends_on():
     deploy = sorted(switch_roles() | {"host", "mystery"}, key=lambda r: (deploy_rank(r), r))
-    assert deploy == ["rtsw", "fe-rsw", "leaf", "ctsw", "fsw", "spine", "atsw", "ssw", "core", "host", "mystery"]
+    assert deploy == ["rtsw", "fe-rsw", "leaf", "ctsw", "fsw", "spine", "atsw", "ssw", "core", "bag", "host",
+                      "mystery"]
     report = sorted(switch_roles() | server_roles() | {"mystery"}, key=lambda r: (report_rank(r), r))
-    assert report == ["atsw", "core", "ctsw", "spine", "rtsw", "leaf", "host", "ssw", "fsw", "fe-rsw", "storage",
-                      "service", "mystery"]
+    assert report == ["bag", "atsw", "core", "ctsw", "spine", "rtsw", "leaf", "host", "ssw", "fsw", "fe-rsw",
+                      "storage", "service", "mystery"]
 
 
 def test_link_kinds():
-    assert link_kinds("roce") == ("host-rtsw", "rtsw-ctsw", "ctsw-atsw")
+    assert link_kinds("roce") == ("host-rtsw", "rtsw-ctsw", "ctsw-atsw") and link_kinds("site") == ("atsw-bag",)
     assert link_kinds("infiniband") == ("host-leaf", "service-leaf", "leaf-spine", "spine-core")
     assert rail_kinds() == ("host-rtsw", "host-leaf")
     assert server_link_kinds("frontend") == ("host-fersw", "storage-fersw", "service-fersw")
