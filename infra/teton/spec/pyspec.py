@@ -254,10 +254,12 @@ def _child(spec: str, result: str, binding: str = "cluster") -> None:
 
 
 def _run(spec: str, binding: str = "cluster") -> _ResultDoc:
+    from pydantic import BaseModel
+
     from teton.spec.model import Cluster
     from teton.spec.site import Site
 
-    root: type = Site if binding == "site" else Cluster
+    root: type[BaseModel] = Site if binding == "site" else Cluster
 
     try:
         with open(spec, "rb") as fh:
