@@ -5,6 +5,8 @@ with "daemonic processes are not allowed to have children")."""
 from __future__ import annotations
 
 import multiprocessing as mp
+import os
+from pathlib import Path
 
 from teton.targets.parallel import MIN_PER_WORKER, map_chunks
 
@@ -38,3 +40,34 @@ def test_a_daemonic_process_maps_in_place(monkeypatch):
     p.join()
     assert kind == "ok", value
     assert value == [[len(NAMES), p.pid]]          # one chunk, in the daemon itself
+
+
+_HANG = '''
+import signal, sys
+from teton.targets import parallel
+
+signal.signal(signal.SIGTERM, lambda *_: None)     # as a Dask client or a server in the same process would
+
+def task(k):
+    if k == 0:
+        raise ValueError("task 0 failed")
+    return "x" * (16 << 20)                           # more than a pipe holds: its worker blocks sending it
+
+try:
+    list(parallel.forked_pool(task, [0, 1, 2, 3]))
+except ValueError as exc:
+    print("raised:", exc)
+    sys.exit(0)
+sys.exit(1)
+'''
+
+
+def test_a_failed_task_ends_the_pool_without_hanging_on_a_sibling_sending_its_result(tmp_path):
+    """A task's exception is raised once the pool has drained (close + join), not by terminate() while a sibling
+    blocks sending a large result to a parent that has a SIGTERM handler (seen: a render hung in the test suite)."""
+    import subprocess
+    import sys
+
+    env = {**os.environ, "TETON_WORKERS": "2", "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "infra")}
+    done = subprocess.run([sys.executable, "-c", _HANG], capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode == 0 and "raised: task 0 failed" in done.stdout, done.stdout + done.stderr

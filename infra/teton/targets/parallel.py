@@ -34,6 +34,9 @@ def workers() -> int:
 
 
 def _die_with_parent(parent: int) -> None:
+    # a worker ends on SIGTERM (Pool.terminate): a handler the parent had installed (Dask's, a server's) would
+    # otherwise catch it, and a worker blocked sending its result would never exit while terminate() waits for it
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
@@ -54,10 +57,15 @@ class Executor(Protocol):
 _TASKS: tuple[Callable[[Any], Any], Sequence[Any]] | None = None
 
 
-def _run_task(index: int) -> tuple[int, Any]:
+def _run_task(index: int) -> tuple[int, bool, Any]:
+    """(index, True, result) or (index, False, the exception): a task's exception comes back as a value, so the pool
+    drains and ends with close + join, never terminate() while a sibling is sending its result."""
     assert _TASKS is not None
     fn, tasks = _TASKS
-    return index, fn(tasks[index])
+    try:
+        return index, True, fn(tasks[index])
+    except Exception as exc:  # noqa: BLE001 - re-raised in the parent once every task has ended
+        return index, False, exc
 
 
 def in_place(fn: Callable[[Any], T], tasks: Sequence[Any]) -> Iterator[tuple[int, T]]:
@@ -77,8 +85,13 @@ def forked_pool(fn: Callable[[Any], T], tasks: Sequence[Any]) -> Iterator[tuple[
     global _TASKS
     _TASKS = (fn, tasks)
     pool = mp.get_context("fork").Pool(n, initializer=_die_with_parent, initargs=(os.getpid(),))
+    failed: tuple[int, Exception] | None = None       # the failed task of the lowest index: the same error each run
     try:
-        yield from pool.imap_unordered(_run_task, range(len(tasks)))
+        for i, ok, value in pool.imap_unordered(_run_task, range(len(tasks))):
+            if not ok:
+                failed = (i, value) if failed is None or i < failed[0] else failed
+            elif failed is None:
+                yield i, value
         pool.close()    # close + join, not terminate(): see map_chunks
         pool.join()
     except BaseException:
@@ -86,6 +99,8 @@ def forked_pool(fn: Callable[[Any], T], tasks: Sequence[Any]) -> Iterator[tuple[
         raise
     finally:
         _TASKS = None
+    if failed is not None:
+        raise failed[1]
 
 
 def _run_chunk(bounds: tuple[int, int]) -> Any:
