@@ -18,7 +18,7 @@ from .test_eos_avd import DEVICE, example_config
 
 
 class _Str(str):
-    pass
+    """A str subclass: the checks must treat it as a str."""
 
 
 def _shapes() -> list[Any]:

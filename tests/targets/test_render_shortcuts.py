@@ -141,7 +141,7 @@ def test_template_marks_are_found_wherever_they_are():
 
 @dataclasses.dataclass(frozen=True)
 class _Empty:
-    pass
+    """A dataclass without fields."""
 
 
 class _Pair(NamedTuple):

@@ -10,7 +10,7 @@ site as one Fabric with every cluster device named `<cluster>--<device>`: what t
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 from types import MappingProxyType
 
@@ -104,20 +104,25 @@ def tier_of(loaded: LoadedSite, members: Mapping[str, Fabric]) -> tuple[Fabric, 
     return tier, check_site_fabrics(loaded, members, tier)
 
 
-def design_site(loaded: LoadedSite) -> SiteDesign:
-    """Check and design the site; SpecError with every error (the site's and each cluster's)."""
-    findings = check_site(loaded)
-    if errors(findings):
-        raise SpecError(findings)
-    members: dict[str, Fabric] = {}
+def each_member(loaded: LoadedSite, findings: list[Finding]) -> Iterator[tuple[str, Fabric]]:
+    """(cluster, its Fabric) of every member the site's spec designs, one at a time (a caller that keeps only figures
+    holds one cluster at once); every member's findings (errors and warnings) added to `findings`."""
     for name, member in members_of(loaded).items():
         try:
             designed = design_spec(loaded.files[name], loaded.clusters[name], site=member)
         except SpecError as exc:
             findings += exc.findings
             continue
-        members[name] = designed.fabric
         findings += designed.warnings
+        yield name, designed.fabric
+
+
+def design_site(loaded: LoadedSite) -> SiteDesign:
+    """Check and design the site; SpecError with every error (the site's and each cluster's)."""
+    findings = check_site(loaded)
+    if errors(findings):
+        raise SpecError(findings)
+    members = dict(each_member(loaded, findings))
     if errors(findings):
         raise SpecError(findings)
     tier, found = tier_of(loaded, members)

@@ -21,8 +21,7 @@ from teton.design.site import BAG_KIND, slot_ports
 from teton.fabric.model import Fabric
 from teton.fabric.plan import oversubscription, plan
 from teton.findings import Finding, SpecError
-from teton.pipeline import design_spec
-from teton.site.design import attachment, members_of, tier_of
+from teton.site.design import attachment, each_member, tier_of
 from teton.site.load import LoadedSite, load_site
 from teton.site.rules import check_site
 
@@ -82,16 +81,10 @@ def site_plan(spec: str | Path, loaded: LoadedSite | None = None) -> tuple[dict[
         raise SpecError(findings)
     clusters: dict[str, dict[str, Any]] = {}
     attached: dict[str, Fabric] = {}
-    for name, member in members_of(loaded).items():
-        try:
-            designed = design_spec(loaded.files[name], loaded.clusters[name], site=member)
-        except SpecError as exc:
-            findings += exc.findings
-            continue
-        findings += designed.warnings
-        clusters[name] = member_figures(designed.fabric)
-        attached[name] = attachment(designed.fabric)
-        del designed
+    for name, fabric in each_member(loaded, findings):
+        clusters[name] = member_figures(fabric)
+        attached[name] = attachment(fabric)
+        del fabric
     if errors(findings):
         raise SpecError(findings)
     tier, found = tier_of(loaded, attached)
