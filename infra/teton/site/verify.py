@@ -37,7 +37,7 @@ from teton.verify import rules
 from teton.verify.expected import design_views
 from teton.verify.model import Model, build_model, same_routing
 from teton.verify.rules import Checked
-from teton.verify.run import Mapper, Verified, counts, load, local_mapper, read_views, solve_all, sweep, what_if
+from teton.verify.run import Mapper, Verified, asked, counts, load, local_mapper, read_views, solve_all
 from teton.verify.solve import Down, prefix_count
 from teton.verify.whatif import parse_failures
 
@@ -171,16 +171,8 @@ def verify_site(out: Path, fail: Sequence[str] = (), fail_each: str | None = Non
     t4 = time.monotonic()
     result = Verified(str(out), site_counts(model, files, index), findings,
                       seconds={"read": t1 - t0, "model": t2 - t1, "solve": t3 - t2, "rules": t4 - t3})
-    if failure is not None:
-        result.whatif.append(what_if(model, design, merged, failure, files, planned, mapper))
-        result.seconds["what-if"] = time.monotonic() - t4
-    if fail_each is not None:
-        t5 = time.monotonic()
-        result.sweep = sweep(model, merged, fail_each, files, mapper,
-                             network=merged.backend if fail_each == "bag" else None)
-        result.seconds["sweep"] = time.monotonic() - t5
-    result.seconds["total"] = time.monotonic() - t0
-    return result
+    return asked(result, model, design, merged, files, planned, mapper, failure, fail_each, t0,
+                 network=merged.backend if fail_each == "bag" else None)
 
 
 def cluster_lines(result: Verified) -> list[str]:

@@ -163,12 +163,21 @@ def verify(build: Path, fail: Sequence[str] = (), fail_each: str | None = None,
     t4 = time.monotonic()
     result = Verified(str(build), counts(model, files.solution, bool(fabric.externals)), findings,
                       seconds={"read": t1 - t0, "model": t2 - t1, "solve": t3 - t2, "rules": t4 - t3})
+    return asked(result, model, design, fabric, files, planned, mapper, failure, fail_each, t0)
+
+
+def asked(result: Verified, model: Model, design: Model, fabric: Fabric, files: Checked, planned: Checked,
+          mapper: Mapper, failure: Failure | None, fail_each: str | None, t0: float,
+          network: str | None = None) -> Verified:
+    """`result` with the what-if questions asked (`failure`, the `fail_each` sweep over `network`'s prefixes, None:
+    every rack's) and their times; the total time since `t0`."""
+    t4 = time.monotonic()
     if failure is not None:
         result.whatif.append(what_if(model, design, fabric, failure, files, planned, mapper))
         result.seconds["what-if"] = time.monotonic() - t4
     if fail_each is not None:
         t5 = time.monotonic()
-        result.sweep = sweep(model, fabric, fail_each, files, mapper)
+        result.sweep = sweep(model, fabric, fail_each, files, mapper, network=network)
         result.seconds["sweep"] = time.monotonic() - t5
     result.seconds["total"] = time.monotonic() - t0
     return result
