@@ -17,6 +17,7 @@ An end is an `Electrical` interface: a switch cage from the box's port map (`tet
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import NamedTuple
 
 LANE_RATES = (100, 50, 25, 10)
@@ -42,17 +43,23 @@ class Electrical(NamedTuple):
 
     def modes(self, speed: int) -> list[tuple[int, int]]:
         """The (lanes, lane rate) it can run `speed` with, fastest lanes first."""
-        return [(speed // r, r) for r in self.lane_rates if speed % r == 0 and speed // r <= self.lanes]
+        return list(_modes(self.lanes, self.lane_rates, speed))
 
     def native(self, speed: int) -> tuple[int, int]:
         """How it runs `speed` on its own (the fastest lanes that carry it): what a module's host side takes."""
-        modes = self.modes(speed)
+        modes = _modes(self.lanes, self.lane_rates, speed)
         return modes[0] if modes else (self.lanes, speed // max(1, self.lanes))
 
     def spell(self, speed: int, mode: tuple[int, int] | None = None) -> str:
         """"QSFP-DD 8x50G": its form factor and the lanes it runs `speed` with (`mode`, else its own)."""
         lanes, rate = mode or self.native(speed)
         return f"{self.form_factor} {lanes}x{rate}G"
+
+
+@lru_cache(maxsize=1024)
+def _modes(lanes: int, lane_rates: tuple[int, ...], speed: int) -> tuple[tuple[int, int], ...]:
+    """`Electrical.modes`, worked out once per (lanes, lane rates, speed): asked for every end of every link."""
+    return tuple((speed // r, r) for r in lane_rates if speed % r == 0 and speed // r <= lanes)
 
 
 def rates_up_to(top: int) -> tuple[int, ...]:

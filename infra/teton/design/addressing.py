@@ -11,6 +11,7 @@ from __future__ import annotations
 import ipaddress
 import socket
 from dataclasses import dataclass
+from functools import cached_property
 
 from teton.findings import TetonError
 from teton.spec.model import Addressing, AddressPools
@@ -37,8 +38,8 @@ class Pool:
         if self.plen < net.prefixlen:
             raise PoolExhausted(self.name, self.network, 1, 0)
 
-    @property
-    def _net(self) -> ipaddress.IPv4Network | ipaddress.IPv6Network:
+    @cached_property
+    def _net(self) -> ipaddress.IPv4Network | ipaddress.IPv6Network:     # parsed once per pool (frozen: no setattr)
         return ipaddress.ip_network(self.network)
 
     @property

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import deque
 
-from teton.catalogue.ports import port_map
+from teton.catalogue.ports import Port, port_map
 from teton.design.addressing import LinkNets
 from teton.design.draft import Draft, DraftFabric
 from teton.fabric.model import End, Interface, Link
@@ -18,6 +18,28 @@ class PortOverflow(TetonError):
         self.device, self.model, self.needed, self.available, self.speed = device, model, needed, available, speed
 
 
+Layout = tuple[list[tuple[str, int]], dict[int, list[tuple[str, int]]]]
+_LAYOUTS: dict[int, tuple[tuple[Port, ...], Layout]] = {}
+
+
+def _pairs(ports: list[tuple[str, int]]) -> Layout:
+    """(name, speed) of every port in port order, and (name, index) of the ports of each speed in port order."""
+    by_speed: dict[int, list[tuple[str, int]]] = {}
+    for i, (name, speed) in enumerate(ports):
+        by_speed.setdefault(speed, []).append((name, i))
+    return ports, by_speed
+
+
+def _layout(ports: tuple[Port, ...]) -> Layout:
+    """`_pairs` of a switch's port map, worked out once per map (`port_map` hands out one shared tuple per model and
+    naming; the entry holds that tuple, so its id is not reused while the entry lives).  Read-only: `Ports` copies
+    what it changes."""
+    hit = _LAYOUTS.get(id(ports))
+    if hit is None or hit[0] is not ports:
+        hit = _LAYOUTS[id(ports)] = (ports, _pairs([(p.name, p.speed_gbps) for p in ports]))
+    return hit[1]
+
+
 class Ports:
     """Hands out a device's ports in port order, from ports of exactly the asked speed first, then faster ones (`take`),
     or the port in a given place of that order (`at`)."""
@@ -28,14 +50,12 @@ class Ports:
                  nos: str | None = None):
         self.device = device
         self.model = model.name if model else "host"
-        ports = [(p.name, p.speed_gbps) for p in port_map(model, nos)] if model else list(nic_names or [])
+        ports, by_speed = _layout(port_map(model, nos)) if model else _pairs(list(nic_names or []))
         self._total = len(ports)
         self._ports = ports
         self._placed: set[int] = set()
         self._orders: dict[int, list[int]] = {}
-        self._free: dict[int, deque[tuple[str, int]]] = {}
-        for i, (name, speed) in enumerate(ports):
-            self._free.setdefault(speed, deque()).append((name, i))
+        self._free: dict[int, deque[tuple[str, int]]] = {s: deque(free) for s, free in by_speed.items()}
 
     def take(self, speed: int) -> tuple[str, int]:
         """(port name, port index) of the next free port that runs at `speed`."""

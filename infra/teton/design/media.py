@@ -56,5 +56,5 @@ def resolve_media(links: list[Link], devices: dict[str, Device], models: Mapping
 
 
 def _with_media(d: Device, decided: dict[tuple[str, str], str]) -> Device:
-    return replace(d, interfaces=tuple(i._replace(medium=decided.get((d.name, i.name), i.medium))
-                                       for i in d.interfaces))
+    return replace(d, interfaces=tuple(i._replace(medium=decided[(d.name, i.name)]) if (d.name, i.name) in decided
+                                       else i for i in d.interfaces))

@@ -134,6 +134,7 @@ def _cables(fabric: Fabric) -> list[Cable]:
     where = places(plan, {d.rack for d in (*fabric.devices.values(), *fabric.externals.values())})
     ends = Ends(fabric.models)
     ordinals = {(d.name, i.name): i.ordinal for d in fabric.devices.values() for i in d.interfaces}
+    rules = {r.kind: r for r in reversed(plan.optics)}       # `FloorPlan.optic_rule`: the first of a kind
     out: list[Cable] = []
     for link in fabric.links:
         da, db = fabric.device(link.a.device), fabric.device(link.b.device)
@@ -144,7 +145,7 @@ def _cables(fabric: Fabric) -> list[Cable]:
         stock = length_class(metres, dac=not optical)
         size = f"{stock:g} m" if stock is not None else f"{metres:g} m (custom)"
         notes = []
-        rule = plan.optic_rule(link.kind)
+        rule = rules.get(link.kind)
         pmds = ("", "")
         copper_m = 0.0
         mode = shared_mode(ea, eb, link.speed_gbps) if link.medium in ("dac", "aoc") else None
