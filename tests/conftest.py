@@ -84,13 +84,23 @@ def roce24k() -> Designed:
 
 @pytest.fixture(scope="session")
 def roce24k_network_build(tmp_path_factory, roce24k) -> tuple[Fabric, Path]:
-    """The 24k RoCE reference's switch configs (SONiC, EOS with its ANTA catalogs) and fabric.json, rendered once per
-    session for the scale24k tests that read them (read-only)."""
+    """The 24k RoCE reference's whole build (every target: the switch configs, fabric.json, the cabling, monitoring
+    ...), rendered once per session for the scale24k tests that read it (read-only: copy before changing)."""
     from teton.pipeline import build_fabric
 
     fabric = roce24k.fabric
-    return fabric, build_fabric(fabric, tmp_path_factory.mktemp("build") / "roce24k",
-                                only=("sonic", "eos", "fabric")).path
+    return fabric, build_fabric(fabric, tmp_path_factory.mktemp("build") / "roce24k").path
+
+
+@pytest.fixture(scope="session")
+def ib24k_network_build(tmp_path_factory) -> Path:
+    """The 24k InfiniBand reference's Ethernet switch configs (its front end) and fabric.json, rendered once per
+    session (read-only)."""
+    from tests.helpers import INVENTORY
+    from teton.pipeline import build_fabric, load_and_design
+
+    fabric = load_and_design(INVENTORY / "reference-ib-24k.yaml").fabric
+    return build_fabric(fabric, tmp_path_factory.mktemp("build") / "ib24k", only=("sonic", "eos", "fabric")).path
 
 
 @pytest.fixture(scope="session")

@@ -282,8 +282,11 @@ def _render(data: dict[str, Any], folder: Path) -> dict[str, bytes]:
     from teton.pipeline import build
 
     folder.mkdir(parents=True)
-    out = build(str(write_spec(folder, data, "spec.yaml")), folder / "build")
-    return {p.relative_to(out.path).as_posix(): p.read_bytes() for p in sorted(out.path.rglob("*")) if p.is_file()}
+    return _files(build(str(write_spec(folder, data, "spec.yaml")), folder / "build").path)
+
+
+def _files(build: Path) -> dict[str, bytes]:
+    return {p.relative_to(build).as_posix(): p.read_bytes() for p in sorted(build.rglob("*")) if p.is_file()}
 
 
 def _owner(path: str) -> str | None:
@@ -315,9 +318,9 @@ def test_a_zone_added_rewrites_no_file_of_an_existing_rack_or_spine(tmp_path):
 
 
 @pytest.mark.scale24k
-def test_the_24k_reference_zone_added_rewrites_only_the_atsws_and_spines_files(tmp_path):
+def test_the_24k_reference_zone_added_rewrites_only_the_atsws_and_spines_files(tmp_path, roce24k_network_build):
     data = yaml.safe_load(REF24K.read_text())
-    old = _render(data, tmp_path / "old")
+    old = _files(roce24k_network_build[1])        # the session's build of the reference as it is (8 zones)
     data["zones"] = 9
     new = _render(data, tmp_path / "new")
     devices, others = _changed_devices(old, new)

@@ -10,12 +10,11 @@ from pathlib import Path
 
 import numpy as np
 
-from tests.helpers import INVENTORY, write_spec
+from tests.helpers import write_spec
 from teton.checks import check_spec
 from teton.design import design
 from teton.design.roce import RACK_UNITS
 from teton.fabric.serialize import load_fabric
-from teton.pipeline import build_fabric, load_and_design
 from teton.spec.load import load_spec
 from teton.targets.ansible.unsafe import unwrap
 from teton.verify.model import build_model
@@ -73,10 +72,8 @@ def test_reference_roce_front_end_is_one_network_read_from_its_configs(roce24k_n
     _assert_one_network(roce24k_network_build[1])
 
 
-def test_reference_ib_front_end_is_one_network_read_from_its_configs(tmp_path):
-    designed = load_and_design(INVENTORY / "reference-ib-24k.yaml")
-    build = build_fabric(designed.fabric, tmp_path / "reference-ib-24k", only=("sonic", "eos", "fabric")).path
-    _assert_one_network(build)
+def test_reference_ib_front_end_is_one_network_read_from_its_configs(ib24k_network_build):
+    _assert_one_network(ib24k_network_build)
 
 
 def _three_by_four(tmp_path: Path, data: dict, **management: object) -> Path:
@@ -106,9 +103,8 @@ def test_a_management_network_too_small_for_switches_and_servers_is_refused(tmp_
     assert "reserved" in findings[0].message
 
 
-def test_no_two_devices_of_a_rack_overlap_in_the_24k_build(tmp_path, roce24k):
-    designed = roce24k
-    build = build_fabric(designed.fabric, tmp_path / "roce", only=("fabric", "cabling")).path
+def test_no_two_devices_of_a_rack_overlap_in_the_24k_build(roce24k_network_build):
+    build = roce24k_network_build[1]
     fabric = load_fabric((build / "fabric.json").read_text())
     racks: dict[str, list[tuple[int, int, str]]] = {}
     for d in fabric.devices.values():

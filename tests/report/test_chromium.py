@@ -35,15 +35,13 @@ def test_chromium_renders_the_lab_report(lab_report, lab_fabric, tmp_path):
 
 
 @pytest.mark.scale24k
-def test_the_24k_report_is_small_and_opens_quickly(tmp_path_factory):
+def test_the_24k_report_is_small_and_opens_quickly(tmp_path_factory, roce24k_network_build):
     import teton.targets  # noqa: F401
-    from tests.helpers import REF24K
     from teton.buildfolder import BuildFolder
-    from teton.pipeline import build
     from teton.report import write_report
 
     out = tmp_path_factory.mktemp("report24k")
-    folder = BuildFolder.open(build(str(REF24K), out / "build").path)
+    folder = BuildFolder.open(roce24k_network_build[1])         # the session's build of the 24k reference
     fabric = folder.fabric()
     index = write_report(fabric, out, folder)
     size = index.stat().st_size

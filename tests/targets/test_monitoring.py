@@ -249,11 +249,9 @@ def test_the_scrape_configuration_labels_every_target_with_its_device(lab_monito
 
 
 @pytest.mark.scale24k
-def test_the_24k_reference_passes_promtool_with_every_session_and_cable_once(tmp_path, roce24k):
-    from teton.pipeline import build_fabric
-
-    fabric = roce24k.fabric
-    out = build_fabric(fabric, tmp_path / "roce24k", only=("monitoring",)).path / "monitoring"
+def test_the_24k_reference_passes_promtool_with_every_session_and_cable_once(roce24k_network_build):
+    fabric, build = roce24k_network_build          # the session's build of the 24k reference
+    out = build / "monitoring"
     check_all(out)
     check_counts(out, fabric)
     size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())

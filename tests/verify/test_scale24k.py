@@ -8,21 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import INVENTORY
-from teton.pipeline import build_fabric, load_and_design
 from teton.verify.distributed import mapper_for
 from teton.verify.run import verify
 
 pytestmark = pytest.mark.scale24k
 
 
-def _render(spec: str, out: Path) -> Path:
-    return build_fabric(load_and_design(INVENTORY / spec).fabric, out, only=("sonic", "eos", "fabric")).path
-
-
 @pytest.fixture(scope="module")
-def roce24k(tmp_path_factory) -> Path:
-    return _render("reference-roce-24k.yaml", tmp_path_factory.mktemp("verify") / "roce24k")
+def roce24k(roce24k_network_build) -> Path:
+    return roce24k_network_build[1]        # the session's build of the 24k reference (tests/conftest.py)
 
 
 def test_the_24k_roce_build_is_clean_with_what_it_checked(roce24k):
@@ -55,8 +49,8 @@ def test_every_single_ctsw_failure_of_the_24k_and_the_worst(roce24k):
     assert s["worst"]["pairs_lost"] == 0 and s["worst"]["drop"]["paths"][1] == 15
 
 
-def test_the_24k_ib_build_is_clean(tmp_path):
-    build = _render("reference-ib-24k.yaml", tmp_path / "ib24k")
+def test_the_24k_ib_build_is_clean(ib24k_network_build):
+    build = ib24k_network_build
     with mapper_for(None, build) as mapper:
         r = verify(build, mapper=mapper)
     assert r.ok and r.findings == []
