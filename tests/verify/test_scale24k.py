@@ -15,13 +15,13 @@ pytestmark = pytest.mark.scale24k
 
 
 @pytest.fixture(scope="module")
-def roce24k(roce24k_network_build) -> Path:
+def build24k(roce24k_network_build) -> Path:
     return roce24k_network_build[1]        # the session's build of the 24k reference (tests/conftest.py)
 
 
-def test_the_24k_roce_build_is_clean_with_what_it_checked(roce24k):
-    with mapper_for(None, roce24k) as mapper:
-        r = verify(roce24k, mapper=mapper)
+def test_the_24k_roce_build_is_clean_with_what_it_checked(build24k):
+    with mapper_for(None, build24k) as mapper:
+        r = verify(build24k, mapper=mapper)
     assert r.ok and r.findings == []
     c = r.counts
     assert c["switches"] == 3337
@@ -30,9 +30,9 @@ def test_the_24k_roce_build_is_clean_with_what_it_checked(roce24k):
     assert c["routes"] == 16244263
 
 
-def test_one_ctsw_failed_on_the_24k_keeps_same_rail_paths_and_narrows_its_zone_16_to_15(roce24k):
-    with mapper_for(None, roce24k) as mapper:
-        r = verify(roce24k, fail=["z01-ctsw01"], mapper=mapper)
+def test_one_ctsw_failed_on_the_24k_keeps_same_rail_paths_and_narrows_its_zone_16_to_15(build24k):
+    with mapper_for(None, build24k) as mapper:
+        r = verify(build24k, fail=["z01-ctsw01"], mapper=mapper)
     (w,) = r.whatif
     tiers = {(t["network"], t["zone"], t["role"]): t for t in w["tiers"]}
     rtsw = tiers[("roce", 1, "rtsw")]
@@ -42,8 +42,8 @@ def test_one_ctsw_failed_on_the_24k_keeps_same_rail_paths_and_narrows_its_zone_1
     assert len(w["rails"]) == 8 and w["deviations"] == []
 
 
-def test_every_single_ctsw_failure_of_the_24k_and_the_worst(roce24k):
-    r = verify(roce24k, fail_each="ctsw")
+def test_every_single_ctsw_failure_of_the_24k_and_the_worst(build24k):
+    r = verify(build24k, fail_each="ctsw")
     s = r.sweep
     assert s is not None and s["failures"] == 128 and len(s["each"]) == 128
     assert s["worst"]["pairs_lost"] == 0 and s["worst"]["drop"]["paths"][1] == 15
