@@ -178,3 +178,8 @@ def test_the_split_reports_what_one_validation_of_the_whole_config_db_reports(sp
     assert _issues(split.validate(name, broken)) == whole           # each part validated ...
     assert _issues(split.validate(name, broken)) == whole           # ... and reused
     assert _issues(split.validate(name, db)) == _issues(split.yang.validate(name, db)) == []
+    # an unused port is left out of the per-device part unless a per-device table names it: then it is there
+    named = copy.deepcopy(db)
+    named["INTERFACE"][unused] = {}
+    named["DEVICE_NEIGHBOR"][unused] = {"name": "far", "port": "eth1", "local_port": unused}
+    assert _issues(split.validate(name, named)) == _issues(split.yang.validate(name, named)) == []

@@ -49,8 +49,8 @@ class SplitValidator:
 
     - the per-device part: the PER_DEVICE tables, validated every time, with the shared tables they reference by
       leafref (from the YANG models: `Table.references`, transitively) as context; PORT there is one placeholder row
-      per port (what INTERFACE and DEVICE_NEIGHBOR name by leafref) holding the port's PORT_OWN_FIELDS, the only
-      PORT issues this part reports;
+      per port that has PORT_OWN_FIELDS (holding them: the only PORT issues this part reports) or that the part names
+      (what INTERFACE and DEVICE_NEIGHBOR name by leafref: the targets);
     - the port part: the PORT rows without their PORT_OWN_FIELDS, with DEVICE_METADATA (normalised: `lanes` has a
       `when` on it) and the tables PORT references as context; validated once per distinct content;
     - the shared part: every other table, with the per-device tables those reference (leafrefs, and MUST_CONTEXT) as
@@ -104,11 +104,13 @@ class SplitValidator:
         per = {k: db[k] for k in db if k in own}
         ports = db.get("PORT")
         split_ports = isinstance(ports, dict)
-        if split_ports:
-            per["PORT"] = {k: _port_own(row) for k, row in ports.items()}
         context = self._references(own) & others          # validated with the shared part
         for k in context:
             per[k] = db[k]
+        if split_ports:
+            named = _named({k: v for k, v in per.items() if k != "PORT"})
+            per["PORT"] = {k: own_row for k, row in ports.items()
+                           if (own_row := _port_own(row)) is not PORT_PLACEHOLDER or k in named}
         issues = [i for i in self._validate(device, per) if i.table not in context
                   and (not split_ports or i.table != "PORT" or i.field in PORT_OWN_FIELDS)]
         if split_ports:
@@ -135,9 +137,30 @@ class SplitValidator:
         return found if not found else [replace(i, device=device) for i in found]
 
 
+def _named(tables: dict[str, Any]) -> set[str]:
+    """Every string `tables` hold, as a key (and each of its `|`-separated parts), a value or an item of a list: what
+    they can name a port by (a leafref's value)."""
+    out: set[str] = set()
+    for rows in tables.values():
+        if not isinstance(rows, dict):
+            continue
+        for key, row in rows.items():
+            if type(key) is str:
+                out.add(key)
+                if "|" in key:
+                    out.update(key.split("|"))
+            for value in row.values() if isinstance(row, dict) else ():
+                if type(value) is str:
+                    out.add(value)
+                elif isinstance(value, list):
+                    out.update(v for v in value if type(v) is str)
+    return out
+
+
 def _port_own(row: Any) -> Any:
     """A PORT row in the per-device part: the placeholder with the row's own fields (a row that is not an object
-    stays as it is: its issue is reported from the port part)."""
+    stays as it is: its issue is reported from the port part).  A port without own fields is left out of the part
+    unless a table of it names the port (a leafref's target: a reference to a port that is missing fails there)."""
     if not isinstance(row, dict):
         return row
     own = {f: v for f, v in row.items() if f in PORT_OWN_FIELDS}
