@@ -4,8 +4,8 @@ libyang validates a 128-port Minipack2 config_db in ~25 ms; 3,128 SONiC switches
 config_db (QoS maps, buffers, schedulers, management policy) is byte-identical across switches of one model and plane,
 and so is most of its PORT table (a port's lanes, alias, speed, FEC; every unused port whole): only a used port's
 description names the switch's neighbour.  So `SplitValidator` validates the per-device tables every time, and the
-shared tables and the PORT rows (without their descriptions) once per distinct content (keyed by their canonical
-JSON).  Every table of every device is still checked.
+shared tables and the PORT rows (without their descriptions) once per distinct content (keyed by their JSON
+text).  Every table of every device is still checked.
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ class SplitValidator:
       `when` on it) and the tables PORT references as context; validated once per distinct content;
     - the shared part: every other table, with the per-device tables those reference (leafrefs, and MUST_CONTEXT) as
       context, normalised (PORT rows as placeholders, DEVICE_METADATA's per-device fields fixed) so that it is the same
-      on every switch of one model and plane; validated once per distinct content (keyed by its canonical JSON).
+      on every switch of one model and plane; validated once per distinct content (keyed by its JSON text).
 
     A table's issues are reported from the part that holds it; context tables are validated in their own part.  The
     issues come per-device part first, then the port part's, then the shared part's.  `calls` counts libyang
@@ -175,10 +175,12 @@ def _port_shared(row: Any) -> Any:
 
 
 def _key(doc: dict[str, Any]) -> str:
-    """The sha256 of `doc`'s canonical JSON (sorted keys): by orjson, ~10x faster than json's encoder, where it writes
-    the document (NaN and None would both be `null`: a document with a `null` is keyed by json's text instead)."""
+    """The sha256 of `doc`'s JSON text, in its own key order: by orjson, ~10x faster than json's encoder, where it
+    writes the document (NaN and None would both be `null`: a document with a `null` is keyed by json's text instead).
+    Equal text is equal content; the same content in another order is another key (validated once more, on its own:
+    libyang reports the first error in document order), and the render builds every switch's tables in one order."""
     try:
-        text = orjson.dumps(doc, option=orjson.OPT_SORT_KEYS)
+        text = orjson.dumps(doc)
     except TypeError:       # a key that is not a string, an integer beyond 64 bits ...
         text = b"null"
     if b"null" in text:
