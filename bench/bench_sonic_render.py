@@ -6,12 +6,14 @@ Renders every N-th SONiC switch (in the render's order: one SplitValidator for a
 first round with a fresh validator and cold per-process text caches, as a cold render's chunk starts, and prints for
 each part the CPU milliseconds per switch (time.process_time; the machine is shared: CPU is steadier than wall):
 config_db (config_db + neighbour_tables), yang (SplitValidator.validate, with libyang's parse, the translation and
-the serialisation inside it), dump (dump_config_db), frr (render_frr), and the libyang call count per switch.
+the serialisation inside it), dump (dump_config_db), frr (render_frr), and the libyang call count per switch.  The
+cyclic garbage collector is off, as in the render (`teton.pipeline.record.paused_gc`).
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import json
 import time
@@ -61,6 +63,7 @@ def main() -> None:
     from teton.targets.sonic.validate import SplitValidator
     cdb = importlib.import_module("teton.targets.sonic.config_db")
 
+    gc.disable()        # as the render runs (teton.pipeline.record.paused_gc)
     t0 = time.process_time()
     fabric = load_and_design(args.spec).fabric
     print(f"load+design: {time.process_time() - t0:.1f} s CPU", flush=True)

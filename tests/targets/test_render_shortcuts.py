@@ -112,8 +112,10 @@ def test_config_db_tables_written_by_orjson_read_as_json_writes_them():
     cdb._ROW_TEXT.clear()
     fast = 0
     for n in range(3000):
-        def word(size: int) -> str:
-            return "".join(rng.choice(plain if n % 2 else alphabet) for _ in range(rng.randint(0, size)))
+        chars = plain if n % 2 else alphabet
+
+        def word(size: int, chars: list[str] = chars) -> str:
+            return "".join(rng.choice(chars) for _ in range(rng.randint(0, size)))
         rows = {word(4): {word(3): word(5) for _ in range(rng.randint(0, 3))} for _ in range(rng.randint(1, 4))}
         db = {f"T{n}": rows}
         fast += cdb._flat_text(rows) is not None
