@@ -102,18 +102,18 @@ class SplitValidator:
         own = frozenset(k for k in db if k in PER_DEVICE)
         others = frozenset(db) - own
         per = {k: db[k] for k in db if k in own}
-        ports = db.get("PORT")
-        split_ports = isinstance(ports, dict)
+        table = db.get("PORT")
+        ports: dict[str, Any] | None = table if isinstance(table, dict) else None     # else validated whole, here
         context = self._references(own) & others          # validated with the shared part
         for k in context:
             per[k] = db[k]
-        if split_ports:
+        if ports is not None:
             named = _named({k: v for k, v in per.items() if k != "PORT"})
             per["PORT"] = {k: own_row for k, row in ports.items()
                            if (own_row := _port_own(row)) is not PORT_PLACEHOLDER or k in named}
         issues = [i for i in self._validate(device, per) if i.table not in context
-                  and (not split_ports or i.table != "PORT" or i.field in PORT_OWN_FIELDS)]
-        if split_ports:
+                  and (ports is None or i.table != "PORT" or i.field in PORT_OWN_FIELDS)]
+        if ports is not None:
             part: dict[str, Any] = {"PORT": {k: _port_shared(row) for k, row in ports.items()}}
             context = (self._references(frozenset({"PORT"})) | MUST_CONTEXT) & (frozenset(db) - {"PORT"})
             for k in context:       # DEVICE_METADATA normalised; a shared table as it is (it is in the key)
