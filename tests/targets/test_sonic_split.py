@@ -185,11 +185,12 @@ def test_the_split_reports_what_one_validation_of_the_whole_config_db_reports(sp
     assert _issues(split.validate(name, named)) == _issues(split.yang.validate(name, named)) == []
 
 
-def test_the_last_parts_shortcut_reports_what_keying_every_part_reports(split, lab_fabric, monkeypatch):
-    """`SplitValidator` reuses the key of the switch before's port and shared parts when they are equal (`==`), for
-    parts of rows of strings only.  Beside the long way (every part keyed from its JSON text): the lab's switches and
-    variants that change a description only, a port's row, DEVICE_METADATA, a shared table, or put 1 then True (equal
-    to Python, not to JSON) in a port's row report the same issues and validate the same parts."""
+def test_the_kept_parts_shortcut_reports_what_keying_every_part_reports(split, lab_fabric, monkeypatch):
+    """`SplitValidator` reuses the key of a port or shared part kept from a switch before when they are equal (`==`),
+    for parts of rows of strings only.  Beside the long way (every part keyed from its JSON text): the lab's switches
+    (classes interleaved) and variants that change a description only, a port's row, DEVICE_METADATA, a shared table,
+    or put 1 then True (equal to Python, not to JSON) in a port's row report the same issues and validate the same
+    parts."""
     dbs = [(name, db) for name, _, db in _dbs(lab_fabric)]
     name, db = dbs[0]
     used, unused = _ports_by_use(db)
@@ -212,12 +213,13 @@ def test_the_last_parts_shortcut_reports_what_keying_every_part_reports(split, l
     def run() -> tuple[list, set, set]:
         split._shared.clear()
         split._ports.clear()
-        split._last_ports = split._last_shared = None
+        split._kept_ports.clear()
+        split._kept_shared.clear()
         issues = [_issues(split.validate(n, d)) for n, d in sequence]
         return issues, set(split._ports), set(split._shared)
 
     short = run()
-    assert split._last_ports is not None and split._last_shared is not None
+    assert split._kept_ports and split._kept_shared
     assert any(short[0])                                     # the 1 and the True are errors (mtu is a uint16 string)
     monkeypatch.setattr("teton.targets.sonic.validate._of_strings", lambda doc: False)
     assert run() == short

@@ -66,9 +66,10 @@ class SplitValidator:
         self.yang = SonicYangValidator(yang_dir)
         self._shared: dict[str, list[YangIssue]] = {}
         self._ports: dict[str, list[YangIssue]] = {}
-        # the last port and shared parts of rows of strings, and their keys: most often the next switch's are equal
-        self._last_ports: tuple[dict[str, Any], dict[str, Any], str] | None = None
-        self._last_shared: tuple[dict[str, Any], str] | None = None
+        # the last port and shared parts of rows of strings and their keys, by their normalised DEVICE_METADATA (the
+        # switch's class: classes come interleaved), KEPT_PARTS each: most often a switch's are equal to one of them
+        self._kept_ports: dict[str, list[tuple[dict[str, Any], dict[str, Any], str]]] = {}
+        self._kept_shared: dict[str, list[tuple[dict[str, Any], str]]] = {}
         self._closure: dict[frozenset[str], frozenset[str]] = {}
         self.calls = 0
 
@@ -119,14 +120,13 @@ class SplitValidator:
         if ports is not None:
             context = (self._references(frozenset({"PORT"})) | MUST_CONTEXT) & (frozenset(db) - {"PORT"})
             around = {k: _normalised(k, db[k]) if k in own else db[k] for k in context}  # DEVICE_METADATA normalised
-            last = self._last_ports
-            if last is not None and around == last[1] and _same_ports(ports, last[0]):
-                key = last[2]               # the port part of the switch before (the long way: `_port_part`)
-            else:
+            kept = self._kept_ports.setdefault(_discriminator(around), [])
+            key = next((k for was, ar, k in kept if around == ar and _same_ports(ports, was)), None)
+            if key is None:                 # not the port part of a switch before (the long way: `_port_part`)
                 part = _port_part(ports, around)
                 key = _key(part)
                 if _of_strings(part):
-                    self._last_ports = (part["PORT"], around, key)
+                    _keep(kept, (part["PORT"], around, key))
             issues += self._once(self._ports, device, key, lambda: _port_part(ports, around),
                                  lambda i: i.table == "PORT")
         if others:
@@ -134,13 +134,12 @@ class SplitValidator:
             context = (self._references(others) | MUST_CONTEXT) & own      # validated with the per-device part
             for k in context:
                 shared[k] = _normalised(k, db[k])
-            last_shared = self._last_shared
-            if last_shared is not None and shared == last_shared[0]:
-                key = last_shared[1]        # the shared part of the switch before
-            else:
+            kept_shared = self._kept_shared.setdefault(_discriminator(shared.get("DEVICE_METADATA")), [])
+            key = next((k for was, k in kept_shared if shared == was), None)
+            if key is None:                 # not the shared part of a switch before
                 key = _key(shared)
                 if _of_strings(shared):
-                    self._last_shared = (shared, key)
+                    _keep(kept_shared, (shared, key))
             issues += self._once(self._shared, device, key, lambda: shared, lambda i: i.table not in context)
         return issues
 
@@ -152,6 +151,23 @@ class SplitValidator:
         if found is None:
             found = seen[key] = [i for i in self._validate(device, doc()) if keep(i)]
         return found if not found else [replace(i, device=device) for i in found]
+
+
+KEPT_PARTS = 4
+
+
+def _keep(kept: list[Any], part: Any) -> None:
+    kept.insert(0, part)
+    del kept[KEPT_PARTS:]
+
+
+def _discriminator(meta: Any) -> str:
+    """A switch's class, from its normalised DEVICE_METADATA (hwsku, type, platform ...): which kept parts to compare
+    with (any text will do: equality decides)."""
+    try:
+        return orjson.dumps(meta).decode()
+    except TypeError:
+        return ""
 
 
 def _port_part(ports: dict[str, Any], around: dict[str, Any]) -> dict[str, Any]:
