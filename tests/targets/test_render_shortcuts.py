@@ -89,12 +89,12 @@ def test_config_db_text_caches_write_what_json_writes():
     one = {**_doc(), "SWITCH_HASH": {"GLOBAL": {"ecmp_hash": ["SRC_IP", "DST_IP"], "ecmp_hash_algorithm": "CRC"}},
            "EMPTY": {}, "NTP": {"global": {"src_intf": "eth0", "x": "é \"q\" \\ \u2028 😀"}}}
     assert cdb.dump_config_db(one) == _json_dump(one)
-    assert cdb._TABLE_TEXT["PORT"] and not cdb._TABLE_TEXT.get("SWITCH_HASH")     # a list value: not kept
+    assert "PORT" in cdb._TABLE_TEXT and "SWITCH_HASH" not in cdb._TABLE_TEXT     # a list value: not kept
     two = copy.deepcopy(one)
     two["PORT"]["Ethernet16"]["admin_status"] = "down"          # a changed row in a kept table
     two["DEVICE_METADATA"]["localhost"]["hostname"] = "sw2"
     two["SWITCH_HASH"]["GLOBAL"]["ecmp_hash"] = ["SRC_IP"]
-    for db in (two, one, one, two, *[one, two] * 3):             # hits and misses, in turns
+    for db in (two, one, one, two):                              # hits and misses, in turns
         assert cdb.dump_config_db(db) == _json_dump(db)
     three = copy.deepcopy(one)
     three["PORT"]["Ethernet0"]["mtu"] = 9100                     # equal to "9100"? no: and 9100 is written as such

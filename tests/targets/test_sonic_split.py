@@ -109,7 +109,7 @@ def test_an_error_in_a_device_neighbor_metadata_row_is_reported(split, lab_rtsw)
 
 def test_an_error_in_a_per_device_table_is_reported(split, lab_rtsw):
     name, db = lab_rtsw
-    port = sorted(db["PORT"])[-1]        # any row: in the port part, once per distinct PORT table
+    port = sorted(db["PORT"])[-1]        # any row: unused ports are validated with the per-device part too
     found = _planted(split, lab_rtsw, "PORT", port, "mtu", "99999")
     assert found == [f"devices/{name}/config_db.json PORT|{port}/mtu"]
 
@@ -183,43 +183,3 @@ def test_the_split_reports_what_one_validation_of_the_whole_config_db_reports(sp
     named["INTERFACE"][unused] = {}
     named["DEVICE_NEIGHBOR"][unused] = {"name": "far", "port": "eth1", "local_port": unused}
     assert _issues(split.validate(name, named)) == _issues(split.yang.validate(name, named)) == []
-
-
-def test_the_kept_parts_shortcut_reports_what_keying_every_part_reports(split, lab_fabric, monkeypatch):
-    """`SplitValidator` reuses the key of a port or shared part kept from a switch before when they are equal (`==`),
-    for parts of rows of strings only.  Beside the long way (every part keyed from its JSON text): the lab's switches
-    (classes interleaved) and variants that change a description only, a port's row, DEVICE_METADATA, a shared table,
-    or put 1 then True (equal to Python, not to JSON) in a port's row report the same issues and validate the same
-    parts."""
-    dbs = [(name, db) for name, _, db in _dbs(lab_fabric)]
-    name, db = dbs[0]
-    used, unused = _ports_by_use(db)
-    variants = []
-    for change in ("description", "speed", "meta", "shared", "one", "true", "one"):
-        v = copy.deepcopy(db)
-        if change == "description":
-            v["PORT"][used]["description"] = "elsewhere:eth9"
-        elif change == "speed":
-            v["PORT"][used]["speed"] = "200000"
-        elif change == "meta":
-            v["DEVICE_METADATA"]["localhost"]["buffer_model"] = "dynamic"
-        elif change == "shared":
-            v["NTP"] = {"global": {"src_intf": "eth0"}}
-        else:
-            v["PORT"][unused]["mtu"] = {"one": 1, "true": True}[change]
-        variants.append((f"{name}-{change}", v))
-    sequence = dbs + variants + dbs[:2]
-
-    def run() -> tuple[list, set, set]:
-        split._shared.clear()
-        split._ports.clear()
-        split._kept_ports.clear()
-        split._kept_shared.clear()
-        issues = [_issues(split.validate(n, d)) for n, d in sequence]
-        return issues, set(split._ports), set(split._shared)
-
-    short = run()
-    assert split._kept_ports and split._kept_shared
-    assert any(short[0])                                     # the 1 and the True are errors (mtu is a uint16 string)
-    monkeypatch.setattr("teton.targets.sonic.validate._of_strings", lambda doc: False)
-    assert run() == short

@@ -137,11 +137,9 @@ def _row_text(table: str, key: str, row: dict[str, Any]) -> tuple[str, bool]:
     return f"{_row(key)}: {_row(row)}", False
 
 
-# table -> [(its rows, their lines)], the last _TABLE_KEPT of each: a whole table (QoS maps, buffers, a port's queues)
-# is most often equal to the one of a switch of the same class before (classes come interleaved: a front-end rack
-# switch, a back-end one ...); kept only for tables of rows of strings, for the reason given at _ROW_TEXT
-_TABLE_TEXT: dict[str, list[tuple[dict[str, Any], str]]] = {}
-_TABLE_KEPT = 4
+# table -> (its rows, their lines): a whole table (QoS maps, buffers, a port's queues) is most often equal to the one
+# of the switch before; kept only for tables of rows of strings, for the reason given at _ROW_TEXT
+_TABLE_TEXT: dict[str, tuple[dict[str, Any], str]] = {}
 
 
 def _flat_text(rows: dict[str, Any]) -> str | None:
@@ -172,33 +170,26 @@ _SEPARATORS = (":", ",")
 
 
 def _table_text(table: str, rows: dict[str, Any]) -> str:
-    kept = _TABLE_TEXT.get(table)
-    if kept is None:
-        kept = [] if len(_TABLE_TEXT) >= _ROW_CACHE_MAX else _TABLE_TEXT.setdefault(table, [])
-    for was, text in kept:
-        if was == rows:
-            return text
-    flat = _flat_text(rows)
-    if flat is not None:
-        _kept(kept, rows, flat)
-        return flat
+    hit = _TABLE_TEXT.get(table)
+    if hit is not None and hit[0] == rows:
+        return hit[1]
+    text = _flat_text(rows)
+    if text is not None:
+        if len(_TABLE_TEXT) < _ROW_CACHE_MAX:
+            _TABLE_TEXT[table] = (rows, text)
+        return text
     keys = sorted(rows)
     last = len(keys) - 1
     lines = []
     strings = True
     for n, k in enumerate(keys):
-        line, of_strings = _row_text(table, k, rows[k])
-        strings = strings and of_strings
+        line, kept = _row_text(table, k, rows[k])
+        strings = strings and kept
         lines.append(f"  {line}{',' if n < last else ''}")
     text = "\n".join(lines)
-    if strings:
-        _kept(kept, rows, text)
+    if strings and len(_TABLE_TEXT) < _ROW_CACHE_MAX:
+        _TABLE_TEXT[table] = (rows, text)
     return text
-
-
-def _kept(kept: list[tuple[dict[str, Any], str]], rows: dict[str, Any], text: str) -> None:
-    kept.insert(0, (rows, text))
-    del kept[_TABLE_KEPT:]
 
 
 def dump_config_db(db: dict[str, Any]) -> str:

@@ -66,10 +66,6 @@ class SplitValidator:
         self.yang = SonicYangValidator(yang_dir)
         self._shared: dict[str, list[YangIssue]] = {}
         self._ports: dict[str, list[YangIssue]] = {}
-        # the last port and shared parts of rows of strings and their keys, by their normalised DEVICE_METADATA (the
-        # switch's class: classes come interleaved), KEPT_PARTS each: most often a switch's are equal to one of them
-        self._kept_ports: dict[str, list[tuple[dict[str, Any], dict[str, Any], str]]] = {}
-        self._kept_shared: dict[str, list[tuple[dict[str, Any], str]]] = {}
         self._closure: dict[frozenset[str], frozenset[str]] = {}
         self.calls = 0
 
@@ -118,98 +114,27 @@ class SplitValidator:
         issues = [i for i in self._validate(device, per) if i.table not in context
                   and (ports is None or i.table != "PORT" or i.field in PORT_OWN_FIELDS)]
         if ports is not None:
+            part: dict[str, Any] = {"PORT": {k: _port_shared(row) for k, row in ports.items()}}
             context = (self._references(frozenset({"PORT"})) | MUST_CONTEXT) & (frozenset(db) - {"PORT"})
-            around = {k: _normalised(k, db[k]) if k in own else db[k] for k in context}  # DEVICE_METADATA normalised
-            kept = self._kept_ports.setdefault(_discriminator(around), [])
-            key = next((k for was, ar, k in kept if around == ar and _same_ports(ports, was)), None)
-            if key is None:                 # not the port part of a switch before (the long way: `_port_part`)
-                part = _port_part(ports, around)
-                key = _key(part)
-                if _of_strings(part):
-                    _keep(kept, (part["PORT"], around, key))
-            issues += self._once(self._ports, device, key, lambda: _port_part(ports, around),
-                                 lambda i: i.table == "PORT")
+            for k in context:       # DEVICE_METADATA normalised; a shared table as it is (it is in the key)
+                part[k] = _normalised(k, db[k]) if k in own else db[k]
+            issues += self._once(self._ports, device, part, lambda i: i.table == "PORT")
         if others:
             shared = {k: db[k] for k in db if k in others}
             context = (self._references(others) | MUST_CONTEXT) & own      # validated with the per-device part
             for k in context:
                 shared[k] = _normalised(k, db[k])
-            kept_shared = self._kept_shared.setdefault(_discriminator(shared.get("DEVICE_METADATA")), [])
-            key = next((k for was, k in kept_shared if shared == was), None)
-            if key is None:                 # not the shared part of a switch before
-                key = _key(shared)
-                if _of_strings(shared):
-                    _keep(kept_shared, (shared, key))
-            issues += self._once(self._shared, device, key, lambda: shared, lambda i: i.table not in context)
+            issues += self._once(self._shared, device, shared, lambda i: i.table not in context)
         return issues
 
-    def _once(self, seen: dict[str, list[YangIssue]], device: str, key: str, doc: Callable[[], dict[str, Any]],
+    def _once(self, seen: dict[str, list[YangIssue]], device: str, doc: dict[str, Any],
               keep: Callable[[YangIssue], bool]) -> list[YangIssue]:
-        """The issues `keep` keeps of the validation of `doc()` (keyed by `key`), validated once per distinct content
-        (in `seen`)."""
+        """The issues `keep` keeps of `doc`'s validation, validated once per distinct content (in `seen`)."""
+        key = _key(doc)
         found = seen.get(key)
         if found is None:
-            found = seen[key] = [i for i in self._validate(device, doc()) if keep(i)]
+            found = seen[key] = [i for i in self._validate(device, doc) if keep(i)]
         return found if not found else [replace(i, device=device) for i in found]
-
-
-KEPT_PARTS = 4
-
-
-def _keep(kept: list[Any], part: Any) -> None:
-    kept.insert(0, part)
-    del kept[KEPT_PARTS:]
-
-
-def _discriminator(meta: Any) -> str:
-    """A switch's class, from its normalised DEVICE_METADATA (hwsku, type, platform ...): which kept parts to compare
-    with (any text will do: equality decides)."""
-    try:
-        return orjson.dumps(meta).decode()
-    except TypeError:
-        return ""
-
-
-def _port_part(ports: dict[str, Any], around: dict[str, Any]) -> dict[str, Any]:
-    """The port part: the PORT rows without their own fields, and the tables around them."""
-    return {"PORT": {k: _port_shared(row) for k, row in ports.items()}, **around}
-
-
-def _of_strings(doc: dict[str, Any]) -> bool:
-    """Whether `doc` is tables of rows of strings (or lists of strings): Config DB's own values, the only ones whose
-    equality (`==`) means equal JSON text (1 == 1.0 == True would not), so a part equal to the last one kept has its
-    key."""
-    for rows in doc.values():
-        if type(rows) is not dict:
-            return False
-        for k, row in rows.items():
-            if type(k) is not str or type(row) is not dict:
-                return False
-            for f, v in row.items():
-                if type(f) is not str or not (type(v) is str or type(v) is list and all(type(x) is str for x in v)):
-                    return False
-    return True
-
-
-def _same_ports(ports: dict[str, Any], kept: dict[str, Any]) -> bool:
-    """Whether `ports` without their own fields (`_port_shared`) equal `kept`, a port part's rows of strings, without
-    building them."""
-    if len(ports) != len(kept):
-        return False
-    for k, row in ports.items():
-        was = kept.get(k)
-        if was is None or type(row) is not dict:
-            return False
-        if len(row) == len(was):
-            if row != was:
-                return False
-        elif len(row) != len(was) + sum(f in row for f in PORT_OWN_FIELDS) or any(
-                row.get(f, _MISSING) != v for f, v in was.items()):
-            return False
-    return True
-
-
-_MISSING = object()
 
 
 def _named(tables: dict[str, Any]) -> set[str]:
