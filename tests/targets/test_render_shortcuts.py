@@ -102,6 +102,29 @@ def test_config_db_text_caches_write_what_json_writes():
     assert '"mtu": 9100' in cdb.dump_config_db(three)
 
 
+def test_config_db_tables_written_by_orjson_read_as_json_writes_them():
+    """`_flat_text` (one orjson call per table of rows of strings) beside json's encoder, over strings holding what
+    would make the two differ: quotes, backslashes, braces, separators, control characters, DEL, non-ASCII."""
+    rng = random.Random(11)
+    plain = ['a', 'Z', '0', ' ', ',', ':', '/', '|']             # a string of these is written by orjson but ":", ","
+    alphabet = [*plain, '"', '\\', '{', '}', '[', '\x7f', '\n', '\t', 'é', '\u2028', '😀', '":"', '","', '},"', '":{']
+    cdb._TABLE_TEXT.clear()
+    cdb._ROW_TEXT.clear()
+    fast = 0
+    for n in range(3000):
+        chars = plain if n % 2 else alphabet
+
+        def word(size: int, chars: list[str] = chars) -> str:
+            return "".join(rng.choice(chars) for _ in range(rng.randint(0, size)))
+        rows = {word(4): {word(3): word(5) for _ in range(rng.randint(0, 3))} for _ in range(rng.randint(1, 4))}
+        db = {f"T{n}": rows}
+        fast += cdb._flat_text(rows) is not None
+        assert cdb.dump_config_db(db) == _json_dump(db), repr(rows)
+    assert 300 < fast < 2700           # both ways taken
+    assert cdb._flat_text({"k": {"f": "\ud800"}}) is None                 # a lone surrogate: orjson refuses it
+    assert cdb._flat_text({"k": {"f": 1}}) is None and cdb._flat_text({"k": "x"}) is None
+
+
 def test_the_shared_part_key_tells_apart_what_json_tells_apart():
     a = {"T": {"k": {"f": "1"}}}
     assert _key(a) == _key(copy.deepcopy(a))

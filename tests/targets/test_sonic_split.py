@@ -1,9 +1,12 @@
-"""`SplitValidator` validates each SONiC switch's per-device tables every time and each distinct shared part once.
+"""`SplitValidator` validates each SONiC switch's per-device tables every time and each distinct shared part and port
+part (the PORT rows without their descriptions) once.
 
 The shared-part cache only pays if the shared part is the same on every switch of one class (model, plane, role): a
 per-device table left out of PER_DEVICE (DEVICE_NEIGHBOR was) makes every switch's shared part distinct and every switch
-is validated twice.  These tests count the shared parts of the lab and the 24k reference; and a YANG error planted in
-a per-device table, a shared table and the neighbour tables is still reported, naming device, table and key."""
+is validated twice; the port part only if the rows differ by their descriptions alone.  These tests count the shared
+and port parts of the lab and the 24k reference; a YANG error planted in a per-device table, a used and an unused
+port's row, a port's description, a shared table and the neighbour tables is still reported, naming device, table and
+key; and the split reports what one validation of the whole config_db reports."""
 
 from __future__ import annotations
 
@@ -36,9 +39,16 @@ def split() -> SplitValidator:
 def _counted(split: SplitValidator, dbs) -> tuple[int, int, list]:
     """(libyang validations, shared parts, issues) of validating `dbs` with a fresh cache."""
     split._shared.clear()
+    split._ports.clear()
     split.calls = 0
     issues = [i for name, _, db in dbs for i in split.validate(name, db)]
     return split.calls, split.shared_parts, issues
+
+
+def _port_tables(dbs) -> int:
+    """The distinct PORT tables of `dbs` once the descriptions are left out (ports used alike, alike)."""
+    return len({repr(sorted((k, sorted((f, v) for f, v in row.items() if f != "description"))
+                            for k, row in db["PORT"].items())) for _, _, db in dbs})
 
 
 def test_the_labs_switches_share_one_shared_part_per_class_and_validate_clean(lab_fabric, split):
@@ -48,7 +58,10 @@ def test_the_labs_switches_share_one_shared_part_per_class_and_validate_clean(la
     calls, shared, issues = _counted(split, dbs)
     assert issues == []
     assert shared == len(classes)
-    assert calls == len(dbs) + len(classes)
+    # one libyang validation per switch (its per-device part), one per class (the shared part) and one per distinct
+    # PORT table without descriptions (the port part: the lab's front-end racks have 4 port usages among 5 switches)
+    assert split.port_parts == _port_tables(dbs) == 6
+    assert calls == len(dbs) + len(classes) + split.port_parts
 
 
 @pytest.mark.scale24k
@@ -60,7 +73,8 @@ def test_the_24k_references_switches_share_one_shared_part_per_class(split, monk
     monkeypatch.setattr(split.yang, "validate", lambda device, doc: [])
     calls, shared, _ = _counted(split, dbs)
     assert shared == len(classes)
-    assert calls == len(dbs) + len(classes)
+    assert split.port_parts == _port_tables(dbs) <= 2 * len(classes)
+    assert calls == len(dbs) + len(classes) + split.port_parts
 
 
 @pytest.fixture(scope="module")
@@ -112,3 +126,60 @@ def test_an_error_in_a_shared_table_is_reported_for_every_switch_that_has_it(spl
     again = split.validate("another-switch", other)              # the same shared part: its result is reused
     assert split.calls == calls + 1
     assert [(i.device, i.table, i.key, i.field) for i in again] == [("another-switch", "BUFFER_PG", key, "profile")]
+
+
+def _ports_by_use(db: dict) -> tuple[str, str]:
+    """(a used port, an unused port) of a config_db."""
+    used = sorted(k for k, row in db["PORT"].items() if "description" in row)
+    unused = sorted(k for k, row in db["PORT"].items() if "description" not in row)
+    assert used and unused
+    return used[0], unused[0]
+
+
+def test_an_error_in_an_unused_ports_row_is_reported(split, lab_rtsw):
+    name, db = lab_rtsw
+    _, unused = _ports_by_use(db)
+    found = _planted(split, lab_rtsw, "PORT", unused, "speed", "0")
+    assert found == [f"devices/{name}/config_db.json PORT|{unused}/speed"]
+
+
+def test_an_error_in_a_used_ports_row_and_in_its_description_is_reported(split, lab_rtsw):
+    name, db = lab_rtsw
+    used, _ = _ports_by_use(db)
+    found = _planted(split, lab_rtsw, "PORT", used, "mtu", "99999")
+    assert found == [f"devices/{name}/config_db.json PORT|{used}/mtu"]
+    found = _planted(split, lab_rtsw, "PORT", used, "description", "x" * 256)     # length 0..255
+    assert found == [f"devices/{name}/config_db.json PORT|{used}/description"]
+
+
+def _issues(issues) -> list[tuple[str, str, str, str | None]]:
+    return sorted((i.device, i.table, i.key, i.field or "") for i in issues)
+
+
+def test_the_split_reports_what_one_validation_of_the_whole_config_db_reports(split, lab_rtsw):
+    """The long way beside it: the whole config_db in one libyang validation, with errors planted in every part (the
+    per-device tables, a port's description, a used and an unused port's row, a shared table, a reference from a
+    per-device table to a port that does not exist)."""
+    name, db = lab_rtsw
+    used, unused = _ports_by_use(db)
+    broken = copy.deepcopy(db)
+    broken["PORT"][used]["description"] = "y" * 300
+    broken["PORT"][used]["fec"] = "fast"
+    broken["PORT"][unused]["speed"] = "0"
+    broken["PORT"][unused]["lanes"] = ""
+    broken["INTERFACE"]["Ethernet999"] = {}
+    broken["DEVICE_METADATA"]["localhost"]["bgp_asn"] = "not-a-number"
+    broken["BUFFER_PG"][sorted(broken["BUFFER_PG"])[0]]["profile"] = "no_such_profile"
+    broken["DEVICE_NEIGHBOR_METADATA"][sorted(broken["DEVICE_NEIGHBOR_METADATA"])[0]]["lo_addr"] = "nowhere"
+    whole = _issues(split.yang.validate(name, broken))
+    assert len(whole) == 8                                          # every planted error, once
+    split._shared.clear()
+    split._ports.clear()
+    assert _issues(split.validate(name, broken)) == whole           # each part validated ...
+    assert _issues(split.validate(name, broken)) == whole           # ... and reused
+    assert _issues(split.validate(name, db)) == _issues(split.yang.validate(name, db)) == []
+    # an unused port is left out of the per-device part unless a per-device table names it: then it is there
+    named = copy.deepcopy(db)
+    named["INTERFACE"][unused] = {}
+    named["DEVICE_NEIGHBOR"][unused] = {"name": "far", "port": "eth1", "local_port": unused}
+    assert _issues(split.validate(name, named)) == _issues(split.yang.validate(name, named)) == []

@@ -103,25 +103,29 @@ def qos_tables(device: Device, qos: Qos, buffers: Buffers, buffer: BufferClass) 
     if wd is not None:
         t["PFC_WD"] = {"GLOBAL": {"POLL_INTERVAL": str(wd.poll_ms)}}
     pfc = ",".join(str(p) for p in qos.pfc_priorities)
+    # per queue, what its QUEUE and BUFFER_QUEUE rows hold on every port (the WRED profile by the port's speed)
+    queues = [(f"|{q.tc}", scheduler_name(q), q.role == "lossless" and qos.ecn is not None,
+               "egress_lossless_profile" if q.role == "lossless" else "egress_lossy_profile") for q in qos.queues]
+    cables, port_qos, queue, buffer_queue, buffer_pg = (t["CABLE_LENGTH"][QOS_MAP], t["PORT_QOS_MAP"], t["QUEUE"],
+                                                        t["BUFFER_QUEUE"], t["BUFFER_PG"])
     for i in ports:
+        name = i.name
         cable = cable_m(i.medium)
-        t["CABLE_LENGTH"][QOS_MAP][i.name] = f"{cable}m"
+        cables[name] = f"{cable}m"
         pq = {"dscp_to_tc_map": QOS_MAP, "tc_to_queue_map": QOS_MAP, "tc_to_pg_map": QOS_MAP,
               "pfc_to_queue_map": QOS_MAP, "pfc_enable": pfc}
         if wd is not None:
             pq["pfcwd_sw_enable"] = pfc
-            t["PFC_WD"][i.name] = {"action": wd.action, "detection_time": str(wd.detection_ms),
-                                   "restoration_time": str(wd.restoration_ms)}
-        t["PORT_QOS_MAP"][i.name] = pq
-        for q in qos.queues:
-            row = {"scheduler": scheduler_name(q)}
-            if q.role == "lossless" and qos.ecn is not None:
-                row["wred_profile"] = wred_name(i.speed_gbps)
-            t["QUEUE"][f"{i.name}|{q.tc}"] = row
-            t["BUFFER_QUEUE"][f"{i.name}|{q.tc}"] = {
-                "profile": "egress_lossless_profile" if q.role == "lossless" else "egress_lossy_profile"}
-        t["BUFFER_PG"][f"{i.name}|0"] = {"profile": "ingress_lossy_profile"}
-        t["BUFFER_PG"][f"{i.name}|{lossless}"] = {"profile": profile_name(by_key[(i.speed_gbps, cable)])}
+            t["PFC_WD"][name] = {"action": wd.action, "detection_time": str(wd.detection_ms),
+                                 "restoration_time": str(wd.restoration_ms)}
+        port_qos[name] = pq
+        wred = wred_name(i.speed_gbps)
+        for suffix, scheduler, with_wred, profile in queues:
+            queue[name + suffix] = {"scheduler": scheduler, "wred_profile": wred} if with_wred else {
+                "scheduler": scheduler}
+            buffer_queue[name + suffix] = {"profile": profile}
+        buffer_pg[f"{name}|0"] = {"profile": "ingress_lossy_profile"}
+        buffer_pg[f"{name}|{lossless}"] = {"profile": profile_name(by_key[(i.speed_gbps, cable)])}
     return t
 
 
