@@ -83,13 +83,23 @@ def roce24k() -> Designed:
 
 
 @pytest.fixture(scope="session")
-def roce24k_network_build(tmp_path_factory, roce24k) -> tuple[Fabric, Path]:
+def roce24k_cache(tmp_path_factory):
+    """One render cache for the session's renders of the 24k RoCE reference and of its copies (tests/diff): each
+    device is rendered once, whichever test asks first."""
+    from teton.pipeline.cache import RenderCache
+
+    return RenderCache(tmp_path_factory.mktemp("cache-24k"))
+
+
+@pytest.fixture(scope="session")
+def roce24k_network_build(tmp_path_factory, roce24k, roce24k_cache) -> tuple[Fabric, Path]:
     """The 24k RoCE reference's whole build (every target: the switch configs, fabric.json, the cabling, monitoring
-    ...), rendered once per session for the scale24k tests that read it (read-only: copy before changing)."""
+    ...), rendered once per session for the scale24k tests that read it (read-only: copy before changing), its
+    devices through the session's cache."""
     from teton.pipeline import build_fabric
 
     fabric = roce24k.fabric
-    return fabric, build_fabric(fabric, tmp_path_factory.mktemp("build") / "roce24k").path
+    return fabric, build_fabric(fabric, tmp_path_factory.mktemp("build") / "roce24k", cache=roce24k_cache).path
 
 
 @pytest.fixture(scope="session")

@@ -35,9 +35,10 @@ pytestmark = pytest.mark.scale24k
 
 
 @pytest.fixture(scope="session")
-def base(tmp_path_factory) -> tuple[RenderCache, Fabric, Path]:
-    """The 24k reference rendered once (every device into the cache, and the spec's record)."""
-    cache = RenderCache(tmp_path_factory.mktemp("cache-24k"))
+def base(roce24k_cache) -> tuple[RenderCache, Fabric, Path]:
+    """The 24k reference rendered once (every device into the session's cache, shared with its whole build in
+    tests/conftest.py, and the spec's record)."""
+    cache = roce24k_cache
     rendered = render_spec(REF24K, cache=cache)
     assert rendered.fabric is not None
     return cache, rendered.fabric, REF24K
