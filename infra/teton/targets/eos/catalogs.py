@@ -42,9 +42,9 @@ def inventory_yaml(fabric: Fabric) -> str:
 def device_catalog_yaml(fabric: Fabric, d: Device, validated: dict[str, Any]) -> str:
     """`anta/<switch>.yml` of switch `d` from pyavd's validated data of its structured config (ANTA and pyavd's test
     index are imported at the first call: 0.6 s)."""
-    from teton.targets.eos.anta_catalog import catalog_yaml, device_catalog
+    from teton.targets.eos.anta_catalog import catalog_yaml, device_catalog_data
 
-    return catalog_yaml(d.name, device_catalog(fabric, d, validated))
+    return catalog_yaml(d.name, device_catalog_data(fabric, d, validated))
 
 
 class _Catalogs(DeviceTarget):
