@@ -26,7 +26,9 @@ the list of top-level keys).  The reused templar is only used for pyavd versions
 
 from __future__ import annotations
 
+import ast
 import functools
+import types
 from collections.abc import Callable
 from typing import Any
 
@@ -138,7 +140,7 @@ def _reused_templar() -> Callable[[dict[str, Any]], str] | None:
             EOS_CLI_CONFIG_GEN_JINJA2_PRECOMPILED_TEMPLATE_PATH,
         )
         from pyavd.j2tests.defined import defined as pyavd_defined
-        from pyavd.templater import Templar
+        from pyavd.templater import CustomModuleLoader, Templar
 
         templar = Templar(precompiled_templates_path=EOS_CLI_CONFIG_GEN_JINJA2_PRECOMPILED_TEMPLATE_PATH)
     except Exception:  # noqa: BLE001 - internals moved: use the public API
@@ -146,6 +148,8 @@ def _reused_templar() -> Callable[[dict[str, Any]], str] | None:
     env = templar.environment
     if type(env).getattr is jinja2.Environment.getattr:
         env.getattr = _dict_first_getattr(env)  # type: ignore[method-assign,unused-ignore]
+        if type(env.loader) is CustomModuleLoader and _inline_ok(env.undefined):
+            env.loader = _inlining_loader(env.loader, env.undefined)
     if env.tests.get(_DEFINED) is pyavd_defined:
         env.tests[_DEFINED] = functools.partial(_plain_defined, pyavd_defined)
 
@@ -186,6 +190,91 @@ def _dict_first_getattr(env: jinja2.Environment) -> Callable[[Any, str], Any]:
         return jinja_getattr(env, obj, attribute)
 
     return getattr_
+
+
+_O, _UNDEFINED, _TYPE, _DICT = "_teton_o", "_teton_undefined", "_teton_type", "_teton_dict"
+
+
+def _inline_ok(undefined: Any) -> bool:
+    return isinstance(undefined, type) and _returns_itself(undefined)
+
+
+class _InlineGetattr(ast.NodeTransformer):
+    """Rewrites each ``environment.getattr(x, "name")`` of a compiled template, `name` a constant that is not an
+    attribute of dict, into what `_dict_first_getattr` does with it, inline (no call where `x` is a dict):
+
+        o.get("name", U_name) if type(o := x) is dict
+        else (o if type(o) is UNDEFINED else environment.getattr(o, "name"))   (the first where "name" is none of
+                                                                                 UNDEFINED's attributes)
+
+    `x` is evaluated once, as before; `o` is a local of the template's function (a nested one's is complete before
+    the outer one assigns it).  U_name is one UNDEFINED(obj={}, name="name") per name and module, where Jinja makes
+    UNDEFINED(obj=x, name="name") per call: an Undefined's `obj` is read only to say what it is in an error's message
+    ("'dict object' has no attribute 'name'", the same for every dict) and in pyavd's Undefined's repr, which no
+    template calls (no repr, pprint, tojson, '%r' in them: tests/targets/test_eos_avd.py checks), so a render gives
+    the same text and a failed one the same error.  The render of every lab switch and of a sample of the 24k's is
+    pyavd's own (tests/targets/test_eos_avd.py)."""
+
+    def __init__(self, undefined_attributes: frozenset[str]) -> None:
+        self.dict_attributes = frozenset(dir(dict))
+        self.undefined_attributes = undefined_attributes
+        self.names: dict[str, str] = {}   # a field's name: the module global holding its U_name
+        self.rewritten = 0
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        self.generic_visit(node)
+        f = node.func
+        if not (isinstance(f, ast.Attribute) and f.attr == "getattr" and isinstance(f.value, ast.Name)
+                and f.value.id == "environment" and len(node.args) == 2 and not node.keywords
+                and not isinstance(node.args[0], ast.Starred) and isinstance(node.args[1], ast.Constant)
+                and type(node.args[1].value) is str and node.args[1].value not in self.dict_attributes):
+            return node
+        name = node.args[1].value
+        missing = self.names.setdefault(name, f"_teton_u{len(self.names)}")
+        other = (f"{_O} if {_TYPE}({_O}) is {_UNDEFINED} else environment.getattr({_O}, {name!r})"
+                 if name not in self.undefined_attributes else f"environment.getattr({_O}, {name!r})")
+        expr = ast.parse(f"{_O}.get({name!r}, {missing}) if {_TYPE}(({_O} := _TETON_X)) is {_DICT} else ({other})",
+                         mode="eval").body
+        for sub in ast.walk(expr):
+            if isinstance(sub, ast.NamedExpr) and isinstance(sub.value, ast.Name) and sub.value.id == "_TETON_X":
+                sub.value = node.args[0]
+        self.rewritten += 1
+        return ast.copy_location(expr, node)
+
+
+def _inlining_loader(loader: Any, undefined: type) -> Any:
+    """pyavd's module loader of precompiled templates, loading each module through `_InlineGetattr` (a module whose
+    rewritten source does not compile is loaded as it is)."""
+
+    class Loader(type(loader)):  # type: ignore[misc]
+        def load(self, environment: jinja2.Environment, name: str,
+                 globals: Any = None) -> jinja2.Template:  # noqa: A002 - Jinja's name
+            module_name = self._template_name_to_module_name(name)
+            if getattr(self.module, module_name, None) is None:
+                path = self.path / f"{module_name}.py"
+                if path.exists():
+                    setattr(self.module, module_name, _inlined_module(module_name, path, undefined))
+            return super().load(environment, name, globals)
+
+    new = Loader.__new__(Loader)
+    new.__dict__.update(loader.__dict__)
+    return new
+
+
+def _inlined_module(module_name: str, path: Any, undefined: type) -> types.ModuleType:
+    source = path.read_text(encoding="utf-8")
+    rewrite = _InlineGetattr(frozenset(dir(undefined)))
+    try:
+        code = compile(ast.fix_missing_locations(rewrite.visit(ast.parse(source, str(path)))), str(path), "exec")
+    except (SyntaxError, ValueError):
+        rewrite.names.clear()
+        code = compile(source, str(path), "exec")
+    mod = types.ModuleType(module_name)
+    mod.__file__ = str(path)
+    mod.__dict__.update({_UNDEFINED: undefined, _TYPE: type, _DICT: dict})
+    mod.__dict__.update({var: undefined(obj={}, name=name) for name, var in rewrite.names.items()})
+    exec(code, mod.__dict__)  # noqa: S102 - pyavd's own precompiled template, as its loader runs it
+    return mod
 
 
 def _returns_itself(cls: type) -> bool:
