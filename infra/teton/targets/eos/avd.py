@@ -146,12 +146,14 @@ def _reused_templar() -> Callable[[dict[str, Any]], str] | None:
     except Exception:  # noqa: BLE001 - internals moved: use the public API
         return None
     env = templar.environment
-    if type(env).getattr is jinja2.Environment.getattr:
+    dict_first = type(env).getattr is jinja2.Environment.getattr
+    if dict_first:
         env.getattr = _dict_first_getattr(env)  # type: ignore[method-assign,unused-ignore]
-        if type(env.loader) is CustomModuleLoader and _inline_ok(env.undefined):
-            env.loader = _inlining_loader(env.loader, env.undefined)
-    if env.tests.get(_DEFINED) is pyavd_defined:
+    plain_defined = env.tests.get(_DEFINED) is pyavd_defined
+    if plain_defined:
         env.tests[_DEFINED] = functools.partial(_plain_defined, pyavd_defined)
+    if dict_first and type(env.loader) is CustomModuleLoader and _inline_ok(env.undefined):
+        env.loader = _inlining_loader(env.loader, env.undefined, plain_defined)
 
     def render(validated: dict[str, Any]) -> str:
         return str(templar.render_template_from_file(
@@ -242,7 +244,55 @@ class _InlineGetattr(ast.NodeTransformer):
         return ast.copy_location(expr, node)
 
 
-def _inlining_loader(loader: Any, undefined: type) -> Any:
+class _InlineDefined(ast.NodeTransformer):
+    """Rewrites each call ``t_N(x)`` or ``t_N(x, C)`` (C a constant) of a compiled template whose ``t_N`` is bound
+    only to ``environment.tests['arista.avd.defined']`` (pyavd's test; its fallback definition where the test is
+    missing aside) into what `_plain_defined` answers for it, inline:
+
+        (d := x) is not None and not isinstance(d, jinja2.Undefined) [and (d == C where C is not None)]
+
+    Only for an environment whose test is `_plain_defined` (`_reused_templar` checks)."""
+
+    def __init__(self, tree: ast.AST) -> None:
+        bound: dict[str, int] = {}   # bindings of a name: assignments, definitions (but the fallback's)
+        lookups: dict[str, int] = {}  # of them, `name = environment.tests['arista.avd.defined']`
+        handlers = {id(n) for h in ast.walk(tree) if isinstance(h, ast.ExceptHandler) for n in h.body}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store | ast.Del):
+                bound[node.id] = bound.get(node.id, 0) + 1
+            elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) and id(node) not in handlers:
+                bound[node.name] = bound.get(node.name, 0) + 1
+            elif isinstance(node, ast.arg):
+                bound[node.arg] = bound.get(node.arg, 0) + 1
+            if (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+                    and ast.dump(node.value) == _DEFINED_LOOKUP):
+                lookups[node.targets[0].id] = lookups.get(node.targets[0].id, 0) + 1
+        self.tests = {t for t, n in lookups.items() if bound[t] == n}   # bound to nothing else
+        self.rewritten = 0
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        self.generic_visit(node)
+        if not (isinstance(node.func, ast.Name) and node.func.id in self.tests and not node.keywords
+                and 1 <= len(node.args) <= 2 and not isinstance(node.args[0], ast.Starred)
+                and (len(node.args) == 1 or isinstance(node.args[1], ast.Constant))):
+            return node
+        test_value = node.args[1].value if len(node.args) == 2 else None   # type: ignore[attr-defined]
+        source = f"({_D} := _TETON_X) is not None and not isinstance({_D}, {_JUNDEFINED})"
+        if test_value is not None:
+            source += f" and not {_D} != {test_value!r}"
+        expr = ast.parse(f"({source})", mode="eval").body
+        for sub in ast.walk(expr):
+            if isinstance(sub, ast.NamedExpr) and isinstance(sub.value, ast.Name) and sub.value.id == "_TETON_X":
+                sub.value = node.args[0]
+        self.rewritten += 1
+        return ast.copy_location(expr, node)
+
+
+_D, _JUNDEFINED = "_teton_d", "_teton_jinja_undefined"
+_DEFINED_LOOKUP = ast.dump(ast.parse("environment.tests['arista.avd.defined']", mode="eval").body)
+
+
+def _inlining_loader(loader: Any, undefined: type, defined: bool) -> Any:
     """pyavd's module loader of precompiled templates, loading each module through `_InlineGetattr` (a module whose
     rewritten source does not compile is loaded as it is)."""
 
@@ -253,7 +303,7 @@ def _inlining_loader(loader: Any, undefined: type) -> Any:
             if getattr(self.module, module_name, None) is None:
                 path = self.path / f"{module_name}.py"
                 if path.exists():
-                    setattr(self.module, module_name, _inlined_module(module_name, path, undefined))
+                    setattr(self.module, module_name, _inlined_module(module_name, path, undefined, defined))
             return super().load(environment, name, globals)
 
     new = Loader.__new__(Loader)
@@ -261,17 +311,21 @@ def _inlining_loader(loader: Any, undefined: type) -> Any:
     return new
 
 
-def _inlined_module(module_name: str, path: Any, undefined: type) -> types.ModuleType:
+def _inlined_module(module_name: str, path: Any, undefined: type, defined: bool = True) -> types.ModuleType:
+    """The module of a compiled template with `_InlineGetattr`'s rewrite, and `_InlineDefined`'s if `defined`."""
     source = path.read_text(encoding="utf-8")
     rewrite = _InlineGetattr(frozenset(dir(undefined)))
     try:
-        code = compile(ast.fix_missing_locations(rewrite.visit(ast.parse(source, str(path)))), str(path), "exec")
+        tree = rewrite.visit(ast.parse(source, str(path)))
+        if defined:
+            tree = _InlineDefined(tree).visit(tree)
+        code = compile(ast.fix_missing_locations(tree), str(path), "exec")
     except (SyntaxError, ValueError):
         rewrite.names.clear()
         code = compile(source, str(path), "exec")
     mod = types.ModuleType(module_name)
     mod.__file__ = str(path)
-    mod.__dict__.update({_UNDEFINED: undefined, _TYPE: type, _DICT: dict})
+    mod.__dict__.update({_UNDEFINED: undefined, _TYPE: type, _DICT: dict, _JUNDEFINED: jinja2.Undefined})
     mod.__dict__.update({var: undefined(obj={}, name=name) for name, var in rewrite.names.items()})
     exec(code, mod.__dict__)  # noqa: S102 - pyavd's own precompiled template, as its loader runs it
     return mod
