@@ -111,14 +111,39 @@ def target_figures(step: int, repeats: int) -> None:
     parts += [("  validate: pyavd.validate_structured_config", lambda: [pyavd.validate_structured_config(c)
                                                                          for c in cfgs]),
               ("  validate: teton_checks", lambda: [list(teton_checks(c["hostname"], c)) for c in cfgs]),
-              ("  render: pyavd.get_device_config", lambda: [pyavd.get_device_config(v) for v in validated]),
-              ("  render: teton (reused templar, shortcuts)",
-               lambda: [(eos_avd._reused_templar() or pyavd.get_device_config)(v) for v in validated])]
+              ("  render: pyavd.get_device_config", lambda: [pyavd.get_device_config(v) for v in validated])]
+    inlined = eos_avd._reused_templar() or pyavd.get_device_config
+    if hasattr(eos_avd, "_inline_ok"):   # the templar without the inlined templates, as before
+        eos_avd._reused_templar.cache_clear()
+        inline_ok = eos_avd._inline_ok
+        eos_avd._inline_ok = lambda _undefined: False
+        called = eos_avd._reused_templar() or pyavd.get_device_config
+        eos_avd._inline_ok = inline_ok
+        eos_avd._reused_templar.cache_clear()
+        assert eos_avd._reused_templar() is not called
+        parts.append(("  render: reused templar, getattr + defined shortcuts", lambda: [called(v) for v in validated]))
+    parts.append(("  render: teton (as it renders)", lambda: [inlined(v) for v in validated]))
     from teton.targets.eos import anta_catalog
 
-    cats = [anta_catalog.device_catalog(fabric, d, v) for d, v in zip(devices, validated, strict=True)]
-    parts.append(("  catalog: device_catalog (pyavd's + teton's tests)",
-                  lambda: [anta_catalog.device_catalog(fabric, d, v) for d, v in zip(devices, validated, strict=True)]))
+    pairs = list(zip(devices, validated, strict=True))
+    parts.append(("  catalog: device_catalog (ANTA's models)",
+                  lambda: [anta_catalog.device_catalog(fabric, d, v) for d, v in pairs]))
+    cats = [anta_catalog.device_catalog(fabric, d, v) for d, v in pairs]
+    if hasattr(anta_catalog, "catalog_data"):
+        parts.append(("  catalog: catalog_data of those", lambda: [anta_catalog.catalog_data(c) for c in cats]))
+    if hasattr(anta_catalog, "device_catalog_data"):
+        parts += [
+            ("  catalog: device_catalog_data (teton)",
+             lambda: [anta_catalog.device_catalog_data(fabric, d, v) for d, v in pairs]),
+            ("    pyavd's tests, whole config", lambda: [pyavd.get_device_test_catalog(
+                d.name, v, anta_catalog.AVDFabricData.from_structured_configs({d.name: v}), anta_catalog.SETTINGS)
+                for d, v in pairs]),
+            ("    pyavd's tests, factory_view", lambda: [pyavd.get_device_test_catalog(
+                d.name, anta_catalog.factory_view(v), anta_catalog.AVDFabricData.from_structured_configs({d.name: v}),
+                anta_catalog.SETTINGS) for d, v in pairs]),
+            ("    teton's tests: own_tests (ANTA's models)", lambda: [anta_catalog.own_tests(fabric, d)
+                                                                  for d in devices]),
+            ("    teton's tests: own_tests_data", lambda: [anta_catalog.own_tests_data(fabric, d) for d in devices])]
     if hasattr(anta_catalog, "catalog_data"):
         data = [anta_catalog.catalog_data(c) for c in cats]
         parts += [("  catalog YAML: yaml.dump (CSafeDumper)", lambda: [anta_catalog.dump_yaml_reference(x)

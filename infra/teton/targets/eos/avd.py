@@ -10,18 +10,25 @@ A *structured config* is a plain dict in the ``eos_cli_config_gen`` schema (one 
   precompiled template modules every time) whose Jinja environment looks up dict fields directly
   (`_dict_first_getattr`; same results: a missing field without a KeyError raised and caught, a field of pyavd's
   Undefined without Jinja's two lookups) and whose ``arista.avd.defined`` test answers its plain calls directly
-  (`_plain_defined`).  Measured CPU time per device (bench/eos_avd_render.py): a 220-link spine (3,250 lines) about
-  120 ms instead of 200 ms with the reused templar alone, a 24k reference switch 60 ms instead of 111 ms with the
-  shortcuts (tests/targets/test_eos_avd.py renders the lab and a 24k sample both ways).
+  (`_plain_defined`); and whose loader compiles each precompiled template with those two inlined where the template
+  calls them (`_InlineGetattr`, `_InlineDefined`: no Python call per field read, one Undefined per missing field's
+  name).  Measured CPU time per device (bench/eos_avd_render.py): a 220-link spine (3,250 lines) about 120 ms
+  instead of 200 ms with the reused templar alone; a 24k reference switch 60 ms with the shortcuts (111 ms without),
+  25-28 ms with the inlined templates (tests/targets/test_eos_avd.py renders the lab and a 24k sample both ways,
+  and each rewrite beside the call it replaces).
 
 Reusing the text of a section template across switches (the config is ~200 includes) was measured and not done:
-ethernet-interfaces (55-65%) and router-bgp (25%) differ per switch, the other ~200 sections together are ~10 ms.
+ethernet-interfaces (55-65%) and router-bgp (25%) differ per switch (a cache of their text never hits), the other
+~200 sections together were ~10 ms before the inlining, which makes all of them cheaper instead.
 
 pyavd 6.4.0 internals used here (checked against its source): ``pyavd.templater.Templar``,
 ``pyavd.constants.EOS_CLI_CONFIG_GEN_JINJA2_CONFIG_TEMPLATE`` / ``..._PRECOMPILED_TEMPLATE_PATH`` (exactly what
 ``get_device_config`` uses) and ``pyavd._schema.constants.EOS_CLI_CONFIG_GEN_PICKLED_SCHEMA_PATH`` (the schema, for
-the list of top-level keys).  The reused templar is only used for pyavd versions listed in
-`_TEMPLAR_REUSE_VERIFIED`; any other version, or a failed import, falls back to ``pyavd.get_device_config``.
+the list of top-level keys), ``pyavd.templater.CustomModuleLoader`` (its ``module``, ``path`` and
+``_template_name_to_module_name``, which the inlining loader reuses) and the compiled templates' spelling of a field
+read, ``environment.getattr(x, "name")``, and of the test, ``t_N = environment.tests['arista.avd.defined']``.
+The reused templar is only used for pyavd versions listed in `_TEMPLAR_REUSE_VERIFIED`; any other version, or a
+failed import, falls back to ``pyavd.get_device_config``.
 """
 
 from __future__ import annotations
@@ -293,8 +300,9 @@ _DEFINED_LOOKUP = ast.dump(ast.parse("environment.tests['arista.avd.defined']", 
 
 
 def _inlining_loader(loader: Any, undefined: type, defined: bool) -> Any:
-    """pyavd's module loader of precompiled templates, loading each module through `_InlineGetattr` (a module whose
-    rewritten source does not compile is loaded as it is)."""
+    """pyavd's module loader of precompiled templates (`loader`, its state copied), loading each module through
+    `_inlined_module`: its rewritten source compiled and run as pyavd's loader runs the file, kept in the same
+    place (`loader.module`), the Template made by pyavd's `load` from it."""
 
     class Loader(type(loader)):  # type: ignore[misc]
         def load(self, environment: jinja2.Environment, name: str,
@@ -304,7 +312,8 @@ def _inlining_loader(loader: Any, undefined: type, defined: bool) -> Any:
                 path = self.path / f"{module_name}.py"
                 if path.exists():
                     setattr(self.module, module_name, _inlined_module(module_name, path, undefined, defined))
-            return super().load(environment, name, globals)
+            template: jinja2.Template = super().load(environment, name, globals)
+            return template
 
     new = Loader.__new__(Loader)
     new.__dict__.update(loader.__dict__)
