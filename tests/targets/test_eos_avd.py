@@ -376,6 +376,18 @@ def _assert_fast_render_is_pyavds(fabric: object, step: int) -> int:
 def test_every_lab_switch_renders_as_pyavds_get_device_config(lab_fabric) -> None:
     assert eos_avd._reused_templar() is not None
     assert _assert_fast_render_is_pyavds(lab_fabric, 1) == 16
+    assert eos_avd._NOT_INLINED == set()   # the templates rewritten compiled
+    render = eos_avd._reused_templar()
+    loaded = vars(render.environment.loader.module)  # type: ignore[union-attr]
+    assert all("_teton_u0" in vars(loaded[m]) for m in eos_avd.INLINED)
+    assert "_teton_u0" not in vars(loaded["eos__router_bgp"])
+
+
+def test_warm_templar_loads_the_rewritten_templates_for_the_workers() -> None:
+    eos_avd.warm_templar()
+    render = eos_avd._reused_templar()
+    loaded = vars(render.environment.loader.module)  # type: ignore[union-attr]
+    assert eos_avd.INLINED <= set(loaded) and all("_teton_u0" in vars(loaded[m]) for m in eos_avd.INLINED)
 
 
 @pytest.mark.scale24k
@@ -464,9 +476,10 @@ def test_inlining_rewrites_the_templates_and_only_dict_fields() -> None:
     from pyavd.templater import Undefined
 
     path = Path(EOS_CLI_CONFIG_GEN_JINJA2_PRECOMPILED_TEMPLATE_PATH) / "eos__ethernet_interfaces.py"
-    rewrite = eos_avd._InlineGetattr(frozenset(dir(Undefined)))
-    rewrite.visit(__import__("ast").parse(path.read_text()))
-    assert rewrite.rewritten > 1000 and len(rewrite.names) > 200
+    tree = __import__("ast").parse(path.read_text())
+    rewrite = eos_avd._Inliner(tree, frozenset(dir(Undefined)), True)
+    rewrite.visit(tree)
+    assert rewrite.getattrs > 1000 and len(rewrite.names) > 200 and rewrite.defined > 400
     assert not set(rewrite.names) & set(dir(dict))
     mod = eos_avd._inlined_module("eos__ethernet_interfaces", path, Undefined)
     assert isinstance(mod._teton_u0, Undefined)
@@ -509,10 +522,10 @@ def test_inlined_defined_test_answers_as_plain_defined(tmp_path: Path) -> None:
     path = tmp_path / "probes.py"
     path.write_text(_DEFINED_PROBES)
     tree = ast.parse(_DEFINED_PROBES)
-    inline = eos_avd._InlineDefined(tree)
-    assert inline.tests == {"t_1"}   # t_2 is bound to something else too
+    assert eos_avd._defined_tests(tree) == {"t_1"}   # t_2 is bound to something else too
+    inline = eos_avd._Inliner(tree, frozenset(dir(Undefined)), True)
     inline.visit(tree)
-    assert inline.rewritten == 8
+    assert inline.defined == 8 and inline.getattrs == 2
     env = jinja2.Environment(undefined=Undefined)
     env.getattr = eos_avd._dict_first_getattr(env)  # type: ignore[method-assign]
     env.tests["arista.avd.defined"] = functools.partial(eos_avd._plain_defined, defined)

@@ -167,6 +167,7 @@ def _reused_templar() -> Callable[[dict[str, Any]], str] | None:
             template_file=EOS_CLI_CONFIG_GEN_JINJA2_CONFIG_TEMPLATE, template_vars=validated
         ))
 
+    render.environment = env  # type: ignore[attr-defined]   # for `warm_templar`
     return render
 
 
@@ -201,114 +202,158 @@ def _dict_first_getattr(env: jinja2.Environment) -> Callable[[Any, str], Any]:
     return getattr_
 
 
-_O, _UNDEFINED, _TYPE, _DICT = "_teton_o", "_teton_undefined", "_teton_type", "_teton_dict"
-
-
 def _inline_ok(undefined: Any) -> bool:
     return isinstance(undefined, type) and _returns_itself(undefined)
 
 
-class _InlineGetattr(ast.NodeTransformer):
-    """Rewrites each ``environment.getattr(x, "name")`` of a compiled template, `name` a constant that is not an
-    attribute of dict, into what `_dict_first_getattr` does with it, inline (no call where `x` is a dict):
+class _Inliner(ast.NodeTransformer):
+    """Rewrites a compiled template's calls of `_dict_first_getattr` and `_plain_defined` inline, in one pass:
 
-        o.get("name", U_name) if type(o := x) is dict
-        else (o if type(o) is UNDEFINED else environment.getattr(o, "name"))   (the first where "name" is none of
-                                                                                 UNDEFINED's attributes)
+    - each ``environment.getattr(x, "name")``, `name` a constant that is not an attribute of dict, into what
+      `_dict_first_getattr` does with it (no call where `x` is a dict):
 
-    `x` is evaluated once, as before; `o` is a local of the template's function (a nested one's is complete before
-    the outer one assigns it).  U_name is one UNDEFINED(obj={}, name="name") per name and module, where Jinja makes
-    UNDEFINED(obj=x, name="name") per call: an Undefined's `obj` is read only to say what it is in an error's message
-    ("'dict object' has no attribute 'name'", the same for every dict) and in pyavd's Undefined's repr, which no
-    template calls (no repr, pprint, tojson, '%r' in them: tests/targets/test_eos_avd.py checks), so a render gives
-    the same text and a failed one the same error.  The render of every lab switch and of a sample of the 24k's is
-    pyavd's own (tests/targets/test_eos_avd.py)."""
+          o.get("name", U_name) if type(o := x) is dict
+          else (o if type(o) is UNDEFINED else environment.getattr(o, "name"))   (the first where "name" is none of
+                                                                                  UNDEFINED's attributes)
 
-    def __init__(self, undefined_attributes: frozenset[str]) -> None:
+    - with `defined`, each ``t_N(x)`` or ``t_N(x, C)`` (C a constant) whose ``t_N`` is bound only to
+      ``environment.tests['arista.avd.defined']`` (the fallback definition where the test is missing aside) into what
+      `_plain_defined` answers: ``(d := x) is not None and not isinstance(d, jinja2.Undefined) [and not d != C]``.
+
+    `x` is evaluated once, as before; `o` and `d` are locals of the template's function (a nested one's is complete
+    before the outer one assigns it).  U_name is one UNDEFINED(obj={}, name="name") per name and module, where Jinja
+    makes UNDEFINED(obj=x, name="name") per call: an Undefined's `obj` is read only to say what it is in an error's
+    message ("'dict object' has no attribute 'name'", the same for every dict) and in pyavd's Undefined's repr, which
+    no template calls (no repr, pprint, tojson, '%r' in them: tests/targets/test_eos_avd.py checks), so a render
+    gives the same text and a failed one the same error.  The render of every lab switch and of a sample of the 24k's
+    is pyavd's own (tests/targets/test_eos_avd.py)."""
+
+    def __init__(self, tree: ast.AST, undefined_attributes: frozenset[str], defined: bool) -> None:
         self.dict_attributes = frozenset(dir(dict))
         self.undefined_attributes = undefined_attributes
         self.names: dict[str, str] = {}   # a field's name: the module global holding its U_name
-        self.rewritten = 0
+        self.getattrs = self.defined = 0   # calls rewritten
+        self.tests = _defined_tests(tree) if defined else set()
 
     def visit_Call(self, node: ast.Call) -> ast.AST:
         self.generic_visit(node)
-        f = node.func
-        if not (isinstance(f, ast.Attribute) and f.attr == "getattr" and isinstance(f.value, ast.Name)
-                and f.value.id == "environment" and len(node.args) == 2 and not node.keywords
-                and not isinstance(node.args[0], ast.Starred) and isinstance(node.args[1], ast.Constant)
-                and type(node.args[1].value) is str and node.args[1].value not in self.dict_attributes):
+        f, args = node.func, node.args
+        if node.keywords or not args or isinstance(args[0], ast.Starred):
             return node
-        name = node.args[1].value
+        if (isinstance(f, ast.Attribute) and f.attr == "getattr" and isinstance(f.value, ast.Name)
+                and f.value.id == "environment" and len(args) == 2 and isinstance(args[1], ast.Constant)
+                and type(args[1].value) is str and args[1].value not in self.dict_attributes):
+            return self._getattr(node, args[0], args[1].value)
+        if (isinstance(f, ast.Name) and f.id in self.tests and len(args) <= 2
+                and (len(args) == 1 or isinstance(args[1], ast.Constant))):
+            return self._defined(node, args[0], args[1].value if len(args) == 2 else None)  # type: ignore[attr-defined]
+        return node
+
+    def _getattr(self, node: ast.Call, x: ast.expr, name: str) -> ast.AST:
         missing = self.names.setdefault(name, f"_teton_u{len(self.names)}")
-        other = (f"{_O} if {_TYPE}({_O}) is {_UNDEFINED} else environment.getattr({_O}, {name!r})"
-                 if name not in self.undefined_attributes else f"environment.getattr({_O}, {name!r})")
-        expr = ast.parse(f"{_O}.get({name!r}, {missing}) if {_TYPE}(({_O} := _TETON_X)) is {_DICT} else ({other})",
-                         mode="eval").body
-        for sub in ast.walk(expr):
-            if isinstance(sub, ast.NamedExpr) and isinstance(sub.value, ast.Name) and sub.value.id == "_TETON_X":
-                sub.value = node.args[0]
-        self.rewritten += 1
-        return ast.copy_location(expr, node)
+        new: list[ast.AST] = []
 
+        def n(tree: ast.AST) -> Any:
+            new.append(tree)
+            return tree
 
-class _InlineDefined(ast.NodeTransformer):
-    """Rewrites each call ``t_N(x)`` or ``t_N(x, C)`` (C a constant) of a compiled template whose ``t_N`` is bound
-    only to ``environment.tests['arista.avd.defined']`` (pyavd's test; its fallback definition where the test is
-    missing aside) into what `_plain_defined` answers for it, inline:
+        def load(id_: str) -> ast.Name:
+            return n(ast.Name(id_, ast.Load()))   # type: ignore[no-any-return]
 
-        (d := x) is not None and not isinstance(d, jinja2.Undefined) [and (d == C where C is not None)]
+        other: ast.expr = n(ast.Call(n(ast.Attribute(load("environment"), "getattr", ast.Load())),
+                                     [load(_O), n(ast.Constant(name))], []))
+        if name not in self.undefined_attributes:
+            other = n(ast.IfExp(n(ast.Compare(n(ast.Call(load(_TYPE), [load(_O)], [])), [ast.Is()],
+                                              [load(_UNDEFINED)])), load(_O), other))
+        expr = n(ast.IfExp(
+            n(ast.Compare(n(ast.Call(load(_TYPE), [n(ast.NamedExpr(n(ast.Name(_O, ast.Store())), x))], [])),
+                          [ast.Is()], [load(_DICT)])),
+            n(ast.Call(n(ast.Attribute(load(_O), "get", ast.Load())), [n(ast.Constant(name)), load(missing)], [])),
+            other))
+        self.getattrs += 1
+        return _located(new, node, expr)
 
-    Only for an environment whose test is `_plain_defined` (`_reused_templar` checks)."""
+    def _defined(self, node: ast.Call, x: ast.expr, test_value: Any) -> ast.AST:
+        new: list[ast.AST] = []
 
-    def __init__(self, tree: ast.AST) -> None:
-        bound: dict[str, int] = {}   # bindings of a name: assignments, definitions (but the fallback's)
-        lookups: dict[str, int] = {}  # of them, `name = environment.tests['arista.avd.defined']`
-        handlers = {id(n) for h in ast.walk(tree) if isinstance(h, ast.ExceptHandler) for n in h.body}
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store | ast.Del):
-                bound[node.id] = bound.get(node.id, 0) + 1
-            elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) and id(node) not in handlers:
-                bound[node.name] = bound.get(node.name, 0) + 1
-            elif isinstance(node, ast.arg):
-                bound[node.arg] = bound.get(node.arg, 0) + 1
-            if (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
-                    and ast.dump(node.value) == _DEFINED_LOOKUP):
-                lookups[node.targets[0].id] = lookups.get(node.targets[0].id, 0) + 1
-        self.tests = {t for t, n in lookups.items() if bound[t] == n}   # bound to nothing else
-        self.rewritten = 0
+        def n(tree: ast.AST) -> Any:
+            new.append(tree)
+            return tree
 
-    def visit_Call(self, node: ast.Call) -> ast.AST:
-        self.generic_visit(node)
-        if not (isinstance(node.func, ast.Name) and node.func.id in self.tests and not node.keywords
-                and 1 <= len(node.args) <= 2 and not isinstance(node.args[0], ast.Starred)
-                and (len(node.args) == 1 or isinstance(node.args[1], ast.Constant))):
-            return node
-        test_value = node.args[1].value if len(node.args) == 2 else None   # type: ignore[attr-defined]
-        source = f"({_D} := _TETON_X) is not None and not isinstance({_D}, {_JUNDEFINED})"
+        values: list[ast.expr] = [
+            n(ast.Compare(n(ast.NamedExpr(n(ast.Name(_D, ast.Store())), x)), [ast.IsNot()], [n(ast.Constant(None))])),
+            n(ast.UnaryOp(ast.Not(), n(ast.Call(n(ast.Name(_ISINSTANCE, ast.Load())),
+                                                [n(ast.Name(_D, ast.Load())), n(ast.Name(_JUNDEFINED, ast.Load()))],
+                                                []))))]
         if test_value is not None:
-            source += f" and not {_D} != {test_value!r}"
-        expr = ast.parse(f"({source})", mode="eval").body
-        for sub in ast.walk(expr):
-            if isinstance(sub, ast.NamedExpr) and isinstance(sub.value, ast.Name) and sub.value.id == "_TETON_X":
-                sub.value = node.args[0]
-        self.rewritten += 1
-        return ast.copy_location(expr, node)
+            values.append(n(ast.UnaryOp(ast.Not(), n(ast.Compare(n(ast.Name(_D, ast.Load())), [ast.NotEq()],
+                                                                 [n(ast.Constant(test_value))])))))
+        self.defined += 1
+        return _located(new, node, n(ast.BoolOp(ast.And(), values)))
 
 
-_D, _JUNDEFINED = "_teton_d", "_teton_jinja_undefined"
+def _located(new: list[ast.AST], node: ast.AST, root: ast.AST) -> ast.AST:
+    """`root`, every node of `new` (those made to replace `node`) at `node`'s place in the source."""
+    for tree in new:
+        ast.copy_location(tree, node)
+    return root
+
+
+def _defined_tests(tree: ast.AST) -> set[str]:
+    """The names bound only to ``environment.tests['arista.avd.defined']`` in `tree` (a definition of the name in an
+    except clause, the compiled templates' fallback where the test is missing, aside)."""
+    bound: dict[str, int] = {}   # bindings of a name: assignments, definitions, arguments
+    lookups: dict[str, int] = {}  # of them, `name = environment.tests['arista.avd.defined']`
+    in_handlers: set[int] = set()
+    for node in ast.walk(tree):   # breadth first: an except clause before what it holds
+        if isinstance(node, ast.ExceptHandler):
+            in_handlers.update(id(b) for b in node.body)
+        elif isinstance(node, ast.Name):
+            if not isinstance(node.ctx, ast.Load):
+                bound[node.id] = bound.get(node.id, 0) + 1
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            if id(node) not in in_handlers:
+                bound[node.name] = bound.get(node.name, 0) + 1
+        elif isinstance(node, ast.arg):
+            bound[node.arg] = bound.get(node.arg, 0) + 1
+        elif (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+              and isinstance(node.value, ast.Subscript) and ast.dump(node.value) == _DEFINED_LOOKUP):
+            lookups[node.targets[0].id] = lookups.get(node.targets[0].id, 0) + 1
+    return {t for t, k in lookups.items() if bound[t] == k}
+
+
+_O, _D, _UNDEFINED, _TYPE, _DICT, _ISINSTANCE, _JUNDEFINED = (
+    "_teton_o", "_teton_d", "_teton_undefined", "_teton_type", "_teton_dict", "_teton_isinstance",
+    "_teton_jinja_undefined")
 _DEFINED_LOOKUP = ast.dump(ast.parse("environment.tests['arista.avd.defined']", mode="eval").body)
+# the templates rewritten, once per process (`warm_templar`: in the parent before the render's workers fork): those
+# a 24k reference switch's render spends its time in (ethernet-interfaces 56%, route-maps 7%, the prefix lists 3%),
+# but router-bgp (26%), whose rewrite (7,600 lines: 1.5 s of CPU) costs about what it saves in a 24k render; the
+# others load as pyavd compiled them
+INLINED = frozenset({"eos__ethernet_interfaces", "eos__route_maps", "eos__prefix_lists", "eos__ipv6_prefix_lists"})
+
+
+def warm_templar() -> None:
+    """The reused templar made and the templates of `INLINED` loaded (rewritten) now, for forked workers to inherit."""
+    render = _reused_templar()
+    if render is None:
+        return
+    env = getattr(render, "environment", None)
+    if env is not None:
+        for module_name in sorted(INLINED):
+            env.get_template(module_name.replace("__", "/", 1).replace("_", "-") + ".j2")
 
 
 def _inlining_loader(loader: Any, undefined: type, defined: bool) -> Any:
-    """pyavd's module loader of precompiled templates (`loader`, its state copied), loading each module through
-    `_inlined_module`: its rewritten source compiled and run as pyavd's loader runs the file, kept in the same
-    place (`loader.module`), the Template made by pyavd's `load` from it."""
+    """pyavd's module loader of precompiled templates (`loader`, its state copied), loading each module of `INLINED`
+    through `_inlined_module` (kept where pyavd's loader keeps what it loads, `loader.module`; the Template made by
+    pyavd's `load` from it), the others as pyavd does."""
 
     class Loader(type(loader)):  # type: ignore[misc]
         def load(self, environment: jinja2.Environment, name: str,
                  globals: Any = None) -> jinja2.Template:  # noqa: A002 - Jinja's name
             module_name = self._template_name_to_module_name(name)
-            if getattr(self.module, module_name, None) is None:
+            if module_name in INLINED and getattr(self.module, module_name, None) is None:
                 path = self.path / f"{module_name}.py"
                 if path.exists():
                     setattr(self.module, module_name, _inlined_module(module_name, path, undefined, defined))
@@ -320,22 +365,27 @@ def _inlining_loader(loader: Any, undefined: type, defined: bool) -> Any:
     return new
 
 
+_NOT_INLINED: set[str] = set()   # the modules whose rewritten source did not compile (the tests hold it empty)
+
+
 def _inlined_module(module_name: str, path: Any, undefined: type, defined: bool = True) -> types.ModuleType:
-    """The module of a compiled template with `_InlineGetattr`'s rewrite, and `_InlineDefined`'s if `defined`."""
+    """The module of the compiled template `path` rewritten by `_Inliner` (its calls of the defined test too if
+    `defined`), run as pyavd's loader runs the file; as it is if the rewrite does not compile."""
     source = path.read_text(encoding="utf-8")
-    rewrite = _InlineGetattr(frozenset(dir(undefined)))
+    names: dict[str, str] = {}
     try:
-        tree = rewrite.visit(ast.parse(source, str(path)))
-        if defined:
-            tree = _InlineDefined(tree).visit(tree)
-        code = compile(ast.fix_missing_locations(tree), str(path), "exec")
-    except (SyntaxError, ValueError):
-        rewrite.names.clear()
+        tree = ast.parse(source, str(path))
+        inliner = _Inliner(tree, frozenset(dir(undefined)), defined)
+        code = compile(inliner.visit(tree), str(path), "exec")
+        names = inliner.names
+    except (SyntaxError, ValueError, TypeError):
+        _NOT_INLINED.add(module_name)
         code = compile(source, str(path), "exec")
     mod = types.ModuleType(module_name)
     mod.__file__ = str(path)
-    mod.__dict__.update({_UNDEFINED: undefined, _TYPE: type, _DICT: dict, _JUNDEFINED: jinja2.Undefined})
-    mod.__dict__.update({var: undefined(obj={}, name=name) for name, var in rewrite.names.items()})
+    mod.__dict__.update({_UNDEFINED: undefined, _TYPE: type, _DICT: dict, _ISINSTANCE: isinstance,
+                         _JUNDEFINED: jinja2.Undefined})
+    mod.__dict__.update({var: undefined(obj={}, name=name) for name, var in names.items()})
     exec(code, mod.__dict__)  # noqa: S102 - pyavd's own precompiled template, as its loader runs it
     return mod
 
