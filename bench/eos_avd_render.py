@@ -37,6 +37,9 @@ by other work at a load average of 8-9, so compare rows):
 
 The inlined templates cost their rewrite once per process (`EosTarget.prepare` in the parent before the workers
 fork): ethernet-interfaces 0.4 s of CPU; router-bgp's would be 1.5 s for ~9 ms per switch, so it is not rewritten.
+A whole cold 24k render (`build`, TETON_CACHE=off, 2 workers), back to back at a load average of 3-5: 7ef70e2 80.0 s
+of CPU (user + sys, workers included), 67 s wall; after 64.7 s of CPU, 61 s wall; all 11,103 files byte-identical
+(/tmp/cmp24k.sh against 7ef70e2's render).  The rest of the render's CPU is mostly SONiC's.
 """
 
 from __future__ import annotations
