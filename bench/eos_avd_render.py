@@ -21,6 +21,25 @@ switches, median of 3, on the 2-core machine while other work loaded it: absolut
 
 A cold 24k render of the EOS target alone (`teton render --only eos`, TETON_CACHE=off): 80.7 s -> 45.5 s of CPU
 (user, workers included) on the same shared machine; all 577 files and manifest.json byte-identical (sha256).
+
+Then (wt-eos3 against main 7ef70e2, same run conditions: every 12th switch, median of 3, the 2-core machine loaded
+by other work at a load average of 8-9, so compare rows):
+
+  part, CPU ms per switch                                 7ef70e2    after
+  whole: device chunk + catalogs not made in it             215.7    108.3
+  structured_config (import_targets: one index per intent)  29.6      4.7
+  render: teton's reused templar                            64.4     37.3   (inlined field reads and defined test
+                                                                             in 4 templates; router-bgp left as is)
+  catalog: device_catalog + catalog_data                    54.7     21.9   (device_catalog_data)
+    pyavd's tests: whole config -> factory_view              24.0     14.6
+    teton's tests: ANTA's models -> own_tests_data           22.9      6.1
+  catalog YAML, JSON, validation (pyavd + teton_checks)     unchanged: ~9, ~9, ~13-16 + ~5-8
+
+The inlined templates cost their rewrite once per process (`EosTarget.prepare` in the parent before the workers
+fork): ethernet-interfaces 0.4 s of CPU; router-bgp's would be 1.5 s for ~9 ms per switch, so it is not rewritten.
+A whole cold 24k render (`build`, TETON_CACHE=off, 2 workers), back to back at a load average of 3-5: 7ef70e2 80.0 s
+of CPU (user + sys, workers included), 67 s wall; after 64.7 s of CPU, 61 s wall; all 11,103 files byte-identical
+(/tmp/cmp24k.sh against 7ef70e2's render).  The rest of the render's CPU is mostly SONiC's.
 """
 
 from __future__ import annotations
@@ -111,14 +130,39 @@ def target_figures(step: int, repeats: int) -> None:
     parts += [("  validate: pyavd.validate_structured_config", lambda: [pyavd.validate_structured_config(c)
                                                                          for c in cfgs]),
               ("  validate: teton_checks", lambda: [list(teton_checks(c["hostname"], c)) for c in cfgs]),
-              ("  render: pyavd.get_device_config", lambda: [pyavd.get_device_config(v) for v in validated]),
-              ("  render: teton (reused templar, shortcuts)",
-               lambda: [(eos_avd._reused_templar() or pyavd.get_device_config)(v) for v in validated])]
+              ("  render: pyavd.get_device_config", lambda: [pyavd.get_device_config(v) for v in validated])]
+    inlined = eos_avd._reused_templar() or pyavd.get_device_config
+    if hasattr(eos_avd, "_inline_ok"):   # the templar without the inlined templates, as before
+        eos_avd._reused_templar.cache_clear()
+        inline_ok = eos_avd._inline_ok
+        eos_avd._inline_ok = lambda _undefined: False
+        called = eos_avd._reused_templar() or pyavd.get_device_config
+        eos_avd._inline_ok = inline_ok
+        eos_avd._reused_templar.cache_clear()
+        assert eos_avd._reused_templar() is not called
+        parts.append(("  render: reused templar, getattr + defined shortcuts", lambda: [called(v) for v in validated]))
+    parts.append(("  render: teton (as it renders)", lambda: [inlined(v) for v in validated]))
     from teton.targets.eos import anta_catalog
 
-    cats = [anta_catalog.device_catalog(fabric, d, v) for d, v in zip(devices, validated, strict=True)]
-    parts.append(("  catalog: device_catalog (pyavd's + teton's tests)",
-                  lambda: [anta_catalog.device_catalog(fabric, d, v) for d, v in zip(devices, validated, strict=True)]))
+    pairs = list(zip(devices, validated, strict=True))
+    parts.append(("  catalog: device_catalog (ANTA's models)",
+                  lambda: [anta_catalog.device_catalog(fabric, d, v) for d, v in pairs]))
+    cats = [anta_catalog.device_catalog(fabric, d, v) for d, v in pairs]
+    if hasattr(anta_catalog, "catalog_data"):
+        parts.append(("  catalog: catalog_data of those", lambda: [anta_catalog.catalog_data(c) for c in cats]))
+    if hasattr(anta_catalog, "device_catalog_data"):
+        parts += [
+            ("  catalog: device_catalog_data (teton)",
+             lambda: [anta_catalog.device_catalog_data(fabric, d, v) for d, v in pairs]),
+            ("    pyavd's tests, whole config", lambda: [pyavd.get_device_test_catalog(
+                d.name, v, anta_catalog.AVDFabricData.from_structured_configs({d.name: v}), anta_catalog.SETTINGS)
+                for d, v in pairs]),
+            ("    pyavd's tests, factory_view", lambda: [pyavd.get_device_test_catalog(
+                d.name, anta_catalog.factory_view(v), anta_catalog.AVDFabricData.from_structured_configs({d.name: v}),
+                anta_catalog.SETTINGS) for d, v in pairs]),
+            ("    teton's tests: own_tests (ANTA's models)", lambda: [anta_catalog.own_tests(fabric, d)
+                                                                  for d in devices]),
+            ("    teton's tests: own_tests_data", lambda: [anta_catalog.own_tests_data(fabric, d) for d in devices])]
     if hasattr(anta_catalog, "catalog_data"):
         data = [anta_catalog.catalog_data(c) for c in cats]
         parts += [("  catalog YAML: yaml.dump (CSafeDumper)", lambda: [anta_catalog.dump_yaml_reference(x)

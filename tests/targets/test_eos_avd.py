@@ -376,6 +376,18 @@ def _assert_fast_render_is_pyavds(fabric: object, step: int) -> int:
 def test_every_lab_switch_renders_as_pyavds_get_device_config(lab_fabric) -> None:
     assert eos_avd._reused_templar() is not None
     assert _assert_fast_render_is_pyavds(lab_fabric, 1) == 16
+    assert eos_avd._NOT_INLINED == set()   # the templates rewritten compiled
+    render = eos_avd._reused_templar()
+    loaded = vars(render.environment.loader.module)  # type: ignore[union-attr]
+    assert all("_teton_u0" in vars(loaded[m]) for m in eos_avd.INLINED)
+    assert "_teton_u0" not in vars(loaded["eos__router_bgp"])
+
+
+def test_warm_templar_loads_the_rewritten_templates_for_the_workers() -> None:
+    eos_avd.warm_templar()
+    render = eos_avd._reused_templar()
+    loaded = vars(render.environment.loader.module)  # type: ignore[union-attr]
+    assert eos_avd.INLINED <= set(loaded) and all("_teton_u0" in vars(loaded[m]) for m in eos_avd.INLINED)
 
 
 @pytest.mark.scale24k
@@ -386,3 +398,150 @@ def test_a_sample_of_the_24k_switches_renders_as_pyavds_get_device_config() -> N
     fabric = load_and_design(REF24K).fabric
     assert {d.role for d in fabric.switches("eos")[::12]} == {d.role for d in fabric.switches("eos")}
     assert _assert_fast_render_is_pyavds(fabric, 12) == 16
+
+
+_PROBES = '''
+def field(x):
+    return environment.getattr(x, "mtu")
+def nested(x):
+    return environment.getattr(environment.getattr(environment.getattr(x, "logging"), "event"), "link_status")
+def method(x):
+    return environment.getattr(x, "items")
+def undefined_attribute(x):
+    return environment.getattr(x, "_undefined_name")
+def twice(x):
+    return [environment.getattr(x, "mtu"), environment.getattr(environment.getattr(x, "a"), "mtu")]
+'''
+
+
+def test_inlined_getattr_gives_what_dict_first_getattr_gives(tmp_path: Path) -> None:
+    from pyavd.templater import Undefined
+
+    path = tmp_path / "probes.py"
+    path.write_text(_PROBES)
+    env = jinja2.Environment(undefined=Undefined)
+    fast = eos_avd._dict_first_getattr(env)
+    mod = eos_avd._inlined_module("probes", path, Undefined)
+    mod.environment = env
+    assert set(vars(mod)) >= {"_teton_u0", "_teton_u1", "_teton_u2", "_teton_u3", "_teton_u4"}
+
+    class Sub(dict):
+        pass
+
+    class Obj:
+        mtu = 1500
+        items = "an attribute"
+
+    undefined = fast({}, "x")
+    objects = [{"mtu": 9214}, {"mtu": None}, {"mtu": 0}, {}, {"logging": {"event": {"link_status": True}}},
+               {"logging": {"event": {}}}, {"logging": {}}, {"logging": None}, {"items": 1, "mtu": 2},
+               {"a": {"mtu": 3}}, Sub(mtu=5), Sub(), Obj(), undefined, [1], "s", None, 7]
+
+    def same(a: object, b: object) -> bool:
+        if isinstance(b, jinja2.Undefined):
+            if not (type(a) is type(b) and a._undefined_name == b._undefined_name):   # type: ignore[attr-defined]
+                return False
+            with pytest.raises(jinja2.UndefinedError) as ea:
+                str(a)
+            with pytest.raises(jinja2.UndefinedError) as eb:
+                str(b)
+            return str(ea.value) == str(eb.value)
+        return bool(a == b and type(a) is type(b))
+
+    reference = {
+        "field": lambda x: fast(x, "mtu"),
+        "nested": lambda x: fast(fast(fast(x, "logging"), "event"), "link_status"),
+        "method": lambda x: fast(x, "items"),
+        "undefined_attribute": lambda x: fast(x, "_undefined_name"),
+        "twice": lambda x: [fast(x, "mtu"), fast(fast(x, "a"), "mtu")],
+    }
+    for name, want in reference.items():
+        for x in objects:
+            try:
+                expected: object = want(x)
+            except Exception as exc:  # noqa: BLE001 - the same exception both ways
+                with pytest.raises(type(exc)):
+                    getattr(mod, name)(x)
+                continue
+            got = getattr(mod, name)(x)
+            if name == "twice":
+                assert all(same(g, e) for g, e in zip(got, expected, strict=True)), (name, x)   # type: ignore[call-overload]
+            else:
+                assert same(got, expected), (name, x)
+    assert mod.nested({"logging": {}}) is mod.nested({"logging": {}})   # one Undefined per field name and module
+
+
+def test_inlining_rewrites_the_templates_and_only_dict_fields() -> None:
+    from pyavd.constants import EOS_CLI_CONFIG_GEN_JINJA2_PRECOMPILED_TEMPLATE_PATH
+    from pyavd.templater import Undefined
+
+    path = Path(EOS_CLI_CONFIG_GEN_JINJA2_PRECOMPILED_TEMPLATE_PATH) / "eos__ethernet_interfaces.py"
+    tree = __import__("ast").parse(path.read_text())
+    rewrite = eos_avd._Inliner(tree, frozenset(dir(Undefined)), True)
+    rewrite.visit(tree)
+    assert rewrite.getattrs > 1000 and len(rewrite.names) > 200 and rewrite.defined > 400
+    assert not set(rewrite.names) & set(dir(dict))
+    mod = eos_avd._inlined_module("eos__ethernet_interfaces", path, Undefined)
+    assert isinstance(mod._teton_u0, Undefined)
+    assert eos_avd._reused_templar() is not None
+
+
+def test_no_template_shows_an_undefineds_object() -> None:
+    """The inlined getattr's Undefined of a missing field holds an empty dict where Jinja's holds the dict itself:
+    only an error message (the same: "'dict object' has no attribute ...") or a repr could show it, and no template
+    asks for a repr."""
+    from pyavd.constants import EOS_CLI_CONFIG_GEN_JINJA2_PRECOMPILED_TEMPLATE_PATH
+
+    sources = sorted(Path(EOS_CLI_CONFIG_GEN_JINJA2_PRECOMPILED_TEMPLATE_PATH).glob("*.py"))
+    assert len(sources) > 150
+    shown = [p.name for p in sources if re.search(r"repr|pprint|tojson|to_json|to_nice|%r|!r|_undefined_obj",
+                                                    p.read_text())]
+    assert shown == []
+
+
+_DEFINED_PROBES = '''
+def probes(x):
+    try:
+        t_1 = environment.tests['arista.avd.defined']
+    except KeyError:
+        def t_1(*unused):
+            raise RuntimeError("no test")
+    t_2 = environment.tests['arista.avd.defined']
+    t_2 = len
+    return [t_1(x), t_1(x, True), t_1(x, False), t_1(x, "x"), t_1(x, 0), t_1(x, None), t_1(environment.getattr(x, "a")),
+            t_1(environment.getattr(x, "a"), True), t_2([x])]
+'''
+
+
+def test_inlined_defined_test_answers_as_plain_defined(tmp_path: Path) -> None:
+    import ast
+
+    from pyavd.j2tests.defined import defined
+    from pyavd.templater import Undefined
+
+    path = tmp_path / "probes.py"
+    path.write_text(_DEFINED_PROBES)
+    tree = ast.parse(_DEFINED_PROBES)
+    assert eos_avd._defined_tests(tree) == {"t_1"}   # t_2 is bound to something else too
+    inline = eos_avd._Inliner(tree, frozenset(dir(Undefined)), True)
+    inline.visit(tree)
+    assert inline.defined == 8 and inline.getattrs == 2
+    env = jinja2.Environment(undefined=Undefined)
+    env.getattr = eos_avd._dict_first_getattr(env)  # type: ignore[method-assign]
+    env.tests["arista.avd.defined"] = functools.partial(eos_avd._plain_defined, defined)
+    fast = eos_avd._inlined_module("probes", path, Undefined)
+    slow = eos_avd._inlined_module("probes_slow", path, Undefined, defined=False)
+    fast.environment = slow.environment = env
+    values = [None, 0, 1, "", "x", [], {}, False, True, jinja2.Undefined(name="u"), Undefined(name="v"),
+              {"a": True}, {"a": None}, {"a": False}, {"a": "x"}, {"a": 1}, {"a": 1.0}]
+
+    def outcome(probes: object, x: object) -> object:
+        try:
+            got = probes(x)  # type: ignore[operator]
+        except jinja2.UndefinedError as exc:   # getattr of Jinja's own Undefined raises, both ways
+            return str(exc)
+        return [(type(v), v) for v in got]
+
+    outcomes = [outcome(fast.probes, x) for x in values]
+    assert outcomes == [outcome(slow.probes, x) for x in values]
+    assert sum(isinstance(o, str) for o in outcomes) == 1

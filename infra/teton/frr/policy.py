@@ -110,26 +110,43 @@ class Import:
     targets: tuple[str, ...]
 
 
-def import_targets(r: Routing, imp: ImportPolicy) -> tuple[str, ...]:
+def import_targets(r: Routing, imp: ImportPolicy,
+                   groups: dict[tuple[Family, frozenset[str]], str] | None = None) -> tuple[str, ...]:
     """Where import policy `imp` is applied: a peer group whose neighbours are exactly the policy's (of its family),
-    else each of its neighbours by address."""
-    mine = set(imp.neighbors)
+    else each of its neighbours by address.  `groups`: `_groups_by_members(r)`, when the caller has it (one pass over
+    the neighbours per intent, not one per policy and group)."""
+    if groups is None:
+        groups = _groups_by_members(r)
+    group = groups.get((imp.family, frozenset(imp.neighbors)))
+    return (group,) if group is not None else tuple(dict.fromkeys(imp.neighbors))
+
+
+def _groups_by_members(r: Routing) -> dict[tuple[Family, frozenset[str]], str]:
+    """{(family, the addresses of a group's neighbours of that family): the first such group of that family in
+    `r.groups`}, groups without such neighbours left out: what `import_targets` looks a policy's neighbours up in
+    (tests/frr/test_policy_imports.py holds it equal to the scan of every group per policy)."""
+    members: dict[tuple[str, Family], set[str]] = {}
+    for n in r.neighbors:
+        members.setdefault((n.group, n.family), set()).add(n.address)
+    out: dict[tuple[Family, frozenset[str]], str] = {}
     for g in r.groups:
-        members = {n.address for n in r.neighbors if n.group == g.name and n.family == imp.family}
-        if g.family == imp.family and members and members == mine:
-            return (g.name,)
-    return tuple(dict.fromkeys(imp.neighbors))
+        mine = members.get((g.name, g.family))
+        if mine:
+            out.setdefault((g.family, frozenset(mine)), g.name)
+    return out
 
 
 def import_policy(r: Routing, family: Family) -> tuple[Import, ...]:
     """The inbound policy objects of one family, by name."""
     out = []
+    groups = _groups_by_members(r)
     for imp in sorted(r.imports, key=lambda i: i.name):
         if imp.family != family:
             continue
         pl = PrefixList(imp.name, tuple(PrefixEntry(10 * (k + 1), a.prefix, a.le, a.ge)
                                         for k, a in enumerate(imp.accept)))
-        out.append(Import(family, pl, RouteMap(imp.name, 10, pl.name), import_targets(r, imp)))
+        out.append(Import(family, pl, RouteMap(imp.name, 10, pl.name),
+                          import_targets(r, imp, groups)))
     return tuple(out)
 
 

@@ -20,7 +20,13 @@ from teton.fabric.bgpview import BgpView
 from teton.fabric.model import Device, Fabric
 from teton.findings import Finding
 from teton.targets.base import BuildFileError, BuildFiles, DeviceTarget, DeviceView, Files, RenderContext, ZeroTouch
-from teton.targets.eos.avd import render_eos_config, render_validated, validate_and_render, validated_structured_config
+from teton.targets.eos.avd import (
+    render_eos_config,
+    render_validated,
+    validate_and_render,
+    validated_structured_config,
+    warm_templar,
+)
 from teton.targets.eos.bgp import read_eos_bgp
 from teton.targets.eos.catalogs import CATALOGS, device_catalog_yaml, render_catalogs
 from teton.targets.eos.jsonout import dump_json  # the structured config as JSON (a YAML subset AVD tooling reads)
@@ -104,6 +110,11 @@ class EosTarget(DeviceTarget):
         if issues or validated is None:
             return {}, [Finding(path, i.path, i.message, rule="avd-schema") for i in issues]
         return {anta_catalog_path(device.name): device_catalog_yaml(fabric, device, validated)}, []
+
+    def prepare(self, fabric: Fabric, ctx: RenderContext) -> None:
+        """pyavd's templar made and its rewritten templates loaded once, in the parent (`avd.warm_templar`)."""
+        if fabric.switches("eos"):
+            warm_templar()
 
     def chunk_state(self, ctx: RenderContext) -> Any:
         return True if ctx.validate else None

@@ -24,6 +24,7 @@ a catalog is a function of the switch's slice.  Importing this module imports AN
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections import Counter
@@ -126,11 +127,155 @@ def _port_description(peer: str, port: str, cable: str | None) -> str:
 
 def device_catalog(fabric: Fabric, d: Device, validated: dict[str, Any]) -> AntaCatalog:
     """The switch's catalog: pyavd's (on its validated structured config, less `REPLACED`) and teton's own, by
-    module and test name."""
+    module and test name.  The long way of `device_catalog_data` (its reference in the tests)."""
     avd = pyavd.get_device_test_catalog(d.name, validated, AVDFabricData.from_structured_configs({d.name: validated}),
                                         SETTINGS)
     tests = sorted([*avd.tests, *own_tests(fabric, d)], key=lambda t: (t.test.__module__, t.test.name))
     return AntaCatalog(tests=tests)
+
+
+# pyavd versions whose input factories (pyavd/_anta) were read: they read these top-level keys of the structured
+# config and no other (`structured_config.<key>` and `StructuredConfigKey`; tests/targets/test_anta_fast.py checks
+# the installed pyavd's sources against the list)
+_FACTORY_KEYS_VERIFIED = frozenset({"6.4.0"})
+FACTORY_KEYS = frozenset({
+    "dps_interfaces", "ethernet_interfaces", "interface_defaults", "loopback_interfaces", "management_api_http",
+    "management_interfaces", "metadata", "mlag_configuration", "port_channel_interfaces",
+    "router_adaptive_virtual_topology", "router_bgp", "router_ospf", "router_path_selection",
+    "service_routing_protocols_model", "tunnel_interfaces", "vlan_interfaces", "vxlan_interface"})
+
+
+def factory_view(validated: dict[str, Any]) -> dict[str, Any]:
+    """The part of a validated structured config pyavd's input factories read (`FACTORY_KEYS`), where the installed
+    pyavd is one whose factories were read, else all of it.  `get_device_test_catalog` loads the structured config
+    it is given into pyavd's model (about half its time) for the factories alone; the fabric data is made from the
+    whole config."""
+    if pyavd.__version__ not in _FACTORY_KEYS_VERIFIED:
+        return validated
+    return {k: v for k, v in validated.items() if k in FACTORY_KEYS}
+
+
+def device_catalog_data(fabric: Fabric, d: Device, validated: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    """`catalog_data(device_catalog(fabric, d, validated))`, the same data made faster: pyavd's factories given only
+    what they read (`factory_view`), teton's own tests' inputs written as their models dump them (`own_tests_data`)
+    without building the models (tests/targets/test_anta_fast.py compares both ways on every lab switch and a sample
+    of the 24k reference's)."""
+    avd = pyavd.get_device_test_catalog(d.name, factory_view(validated),
+                                        AVDFabricData.from_structured_configs({d.name: validated}), SETTINGS)
+    entries = [(t.test.__module__, t.test.name, t.inputs.model_dump(mode="json", exclude_unset=True))
+               for t in avd.tests]
+    entries += [(cls.__module__, cls.name, inputs) for cls, inputs in own_tests_data(fabric, d)]
+    entries.sort(key=lambda e: (e[0], e[1]))
+    data: dict[str, list[dict[str, Any]]] = {}
+    for module, name, inputs in entries:
+        data.setdefault(module, []).append({name: inputs})
+    return data
+
+
+class _NotPlain(TetonError):
+    """A value `own_tests_data` leaves to the models' validation (which may change or refuse it)."""
+
+
+_ETHERNET = re.compile(r"Ethernet\d+(?:/\d+){0,2}")   # what ANTA's interface types keep as it is
+
+
+def _port(name: str) -> str:
+    if type(name) is not str or not _ETHERNET.fullmatch(name):
+        raise _NotPlain(name)
+    return name
+
+
+def _int(v: Any) -> int:
+    if type(v) is not int:
+        raise _NotPlain(v)
+    return v
+
+
+def _speed(v: Any) -> float:
+    if type(v) not in (int, float) or not 1 <= v <= 1000:
+        raise _NotPlain(v)
+    return float(v)
+
+
+_OCTET = r"(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
+_IPV4 = re.compile(rf"{_OCTET}(?:\.{_OCTET}){{3}}")   # an IPv4 address as ipaddress writes it
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _address_text(a: str) -> str:
+    """`str(ip_address(a))`: an IPv4 address already so written is itself (ipaddress writes each octet in decimal
+    without leading zeros, and reads nothing else), any other goes through `ip_address` (once per switch's peer)."""
+    return a if _IPV4.fullmatch(a) else str(ip_address(a))
+
+
+def _interface_ip_text(own: str) -> str:
+    """`str(ip_interface(own).ip)`, with `_address_text`'s shortcut where the prefix length is one of IPv4's."""
+    address, slash, length = own.partition("/")
+    if slash and length.isdigit() and length.isascii() and int(length) <= 32 and length == str(int(length)) \
+            and _IPV4.fullmatch(address):
+        return address
+    return str(ip_interface(own).ip)
+
+
+def _dumped(device: str, description: str | None, **fields: Any) -> dict[str, Any]:
+    """What `_inputs(cls, device, description, **fields).model_dump(mode="json", exclude_unset=True)` gives, for
+    fields already in their dumped form."""
+    overwrite = {"custom_field": GENERATED} if description is None else {"description": description,
+                                                                         "custom_field": GENERATED}
+    return {"filters": {"tags": [device]}, "result_overwrite": overwrite, **fields}
+
+
+def own_tests_data(fabric: Fabric, d: Device) -> list[tuple[type[AntaTest], dict[str, Any]]]:
+    """Each of `own_tests(fabric, d)` as (test class, its inputs as they dump: `model_dump(mode="json",
+    exclude_unset=True)`), written directly: the models' validation keeps every value teton gives as it is (an
+    address as its text, an Ethernet port's name, an int, a speed as a float) and this checks each is such a value;
+    a switch with any other goes the long way (`own_tests`)."""
+    try:
+        return _own_tests_data(fabric, d)
+    except _NotPlain:
+        return [(t.test, t.inputs.model_dump(mode="json", exclude_unset=True)) for t in own_tests(fabric, d)]
+
+
+def _own_tests_data(fabric: Fabric, d: Device) -> list[tuple[type[AntaTest], dict[str, Any]]]:
+    assert d.routing is not None, f"{d.name}: an EOS switch has a routing intent"
+    name, r = d.name, d.routing
+    ports = sorted(d.interfaces, key=lambda i: i.ordinal)
+    lldp = expected(fabric, d)
+    cable = {n.port: n.cable for n in lldp}
+    tests: list[tuple[type[AntaTest], dict[str, Any]]] = [
+        (VerifyBGPPeerSession, _dumped(name, None, bgp_peers=[
+            {"peer_address": _address_text(n.address), "vrf": "default",
+             "description": peer_description(n.peer, n.remote_as)} for n in r.neighbors])),
+        (VerifyRunningConfig, _dumped(
+            name, "BGP: the switch's AS and each neighbour's remote AS as designed (with "
+            "VerifyBGPPeerSession: each peer runs the AS it is configured with)", rules=[{
+                "section": [f"router bgp {r.asn}"], "entries": [
+                    {"match": f"neighbor {_address_text(n.address)} remote-as {n.remote_as}",
+                     "description": n.peer.replace(":", " ", 1)} for n in r.neighbors]}])),
+    ]
+    if lldp:
+        tests.append((VerifyLLDPNeighbors, _dumped(name, None, require_fqdn=False, neighbors=[
+            {"port": _port(n.port), "neighbor_device": n.system, "neighbor_port": n.port_id} for n in lldp])))
+    hosts = [{"destination": _address_text(peer), "source": _interface_ip_text(own), "vrf": "default",
+              "repeat": 1, "description": f"{i.peer} {i.peer_port}"}
+             for i in ports for own, peer in ((i.ipv4, i.peer_ipv4), (i.ipv6, i.peer_ipv6)) if own and peer]
+    if hosts:
+        tests.append((VerifyReachability, _dumped(name, "Each routed link's far end answers a ping from this end",
+                                                  hosts=hosts)))
+    if ports:
+        common = Counter(i.mtu for i in ports).most_common()
+        mtu = min(m for m, n in common if n == common[0][1])
+        tests.append((VerifyInterfacesSpeed, _dumped(name, None, interfaces=[
+            {"name": _port(i.name), "speed": _speed(i.speed_gbps),
+             "description": _port_description(i.peer, i.peer_port, cable.get(i.name))} for i in ports])))
+        tests.append((VerifyL3MTU, _dumped(name, None, mtu=_int(mtu),
+                                           specific_mtu=[{_port(i.name): _int(i.mtu)} for i in ports])))
+    if d.qos is not None and d.qos.pfc_priorities and ports:
+        tests.append((VerifyInterfacesPFCCounters, _dumped(
+            name, "No PFC frame sent or received on the lossless ports (priority "
+            f"{', '.join(map(str, d.qos.pfc_priorities))}) since the counters were cleared",
+            interfaces=[_port(i.name) for i in ports], counters_threshold=PFC_THRESHOLD)))
+    return tests
 
 
 def catalog_data(catalog: AntaCatalog) -> dict[str, list[dict[str, Any]]]:
@@ -142,9 +287,9 @@ def catalog_data(catalog: AntaCatalog) -> dict[str, list[dict[str, Any]]]:
     return data
 
 
-def catalog_yaml(device: str, catalog: AntaCatalog) -> str:
-    """The catalog's YAML (`catalog_data`), keys sorted."""
-    data = catalog_data(catalog)
+def catalog_yaml(device: str, catalog: AntaCatalog | dict[str, list[dict[str, Any]]]) -> str:
+    """The catalog's YAML (`catalog_data`, or that data as given), keys sorted."""
+    data = catalog if isinstance(catalog, dict) else catalog_data(catalog)
     head = (f"# ANTA test catalog of {device}, rendered by teton from the design (docs/artifacts.md)\n"
             f"# anta nrfu -i anta/inventory.yml -c anta/{device}.yml\n")
     return head + dump_yaml(data)
