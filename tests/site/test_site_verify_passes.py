@@ -73,7 +73,7 @@ def test_the_parts_are_a_partition_of_every_prefix(lab_site):
 
 def test_clean_with_the_sweep_and_a_failure(lab_site):
     r = _same(lab_site, fail=("lab-a--z01-ctsw01",), fail_each="bag")
-    assert r["ok"] and r["counts"]["routes"] > 0 and r["sweep"]["failures"] == 2 and r["whatif"]
+    assert r["ok"] and r["counts"]["routes"] > 0 and r["findings"] == [] and r["sweep"]["failures"] == 2 and r["whatif"]
 
 
 @pytest.mark.parametrize(("device", "change", "rules"), [
@@ -89,6 +89,19 @@ def test_planted_faults_give_the_same_report(lab_site, tmp_path, device, change,
     r = _same(out, fail_each="bag")
     assert not r["ok"]
     assert rules <= {f["rule"] for f in r["findings"]}
+    transit = [f for f in r["findings"] if f["rule"] == "tier-transit"]
+    if change is _drop_lab_b:      # bag01 holds lab-a's prefixes, and lab-b's ATSWs have no session to take them
+        # (lab-a's prefixes, then its own loopbacks: the tier's)
+        assert [f["message"].split(" ", 7)[6] for f in transit] == ["lab-a", "lab-a", "lab-site", "lab-site"]
+        assert all(f["message"].startswith("bag01 holds ") and "(lab-b--atsw01, lab-b--atsw02)" in f["message"]
+                   and "no ipv" in f["message"] for f in transit)
+    elif change is _deny_lab_b:    # bag01 holds lab-b's host-link /27s and its export denies them to lab-a's ATSWs
+        (f,) = transit
+        assert f["file"] == "lab-site/devices/bag01/structured-config.json" and f["path"].startswith("10.65.0.")
+        assert "prefixes of lab-b" in f["message"] and "(lab-a--atsw01, lab-a--atsw02)" in f["message"]
+        assert "route-map EXPORT_V4 out" in f["message"]
+    else:
+        assert transit == []
     if change is _one_path:      # one switch's deviations from two passes (both clusters' racks): one finding
         (f,) = [f for f in r["findings"] if f["message"].startswith("lab-a--z01-ctsw01 ")]
         assert "10.64." in f["message"] and "10.65." in f["message"]

@@ -36,6 +36,7 @@ from teton.site.index import SiteIndex, read_index
 from teton.verify import rules
 from teton.verify.expected import design_originations, design_views
 from teton.verify.model import Model, build_model, same_routing
+from teton.verify.policy import DENY
 from teton.verify.rules import Checked
 from teton.verify.run import (
     Mapper,
@@ -137,6 +138,59 @@ def site_rules(merged: Fabric, clusters: Sequence[str], files: Checked, planned:
             *rules.maximum_prefix(files)]
 
 
+def tier_transit(files: Checked, planned: Checked, part: str, only: frozenset[str]) -> list[Finding]:
+    """Rule `tier-transit`: each switch of the tier passes every prefix of build `part` (the prefixes `only`) that
+    it holds to every peer that takes it from it in the design (one of that peer's equal best paths).  A prefix it holds but does not send on such a session (its
+    route map out denies it, or the session is not up) is withheld; the finding names the tier's switch, the build
+    whose prefixes it withholds, how many and to which peers, and why."""
+    m, e = files.model, planned.model
+    out = []
+    for fam in FAMILIES:
+        g, gd = m.graphs[fam], e.graphs[fam]
+        prefixes = [p for p in e.prefixes[fam].table.prefixes if p in only and p in planned.row and p in files.row]
+        if not prefixes:
+            continue
+        rows_f = np.array([files.row[p] for p in prefixes], dtype=np.int64)
+        rows_d = np.array([planned.row[p] for p in prefixes], dtype=np.int64)
+        k_f = np.array([m.prefixes[fam].position[p] for p in prefixes], dtype=np.int64)
+        k_d = np.array([e.prefixes[fam].position[p] for p in prefixes], dtype=np.int64)
+        edges = {(m.names[int(g.src[x])], m.names[int(g.dst[x])], g.src_port[x]): x for x in range(len(g))
+                 if m.role[int(g.src[x])] == "bag"}
+        withheld: dict[int, dict[str, Any]] = {}
+        for x in np.flatnonzero(np.array([e.role[int(u)] == "bag" for u in gd.src], dtype=bool)):
+            u, v = int(gd.src[x]), int(gd.dst[x])
+            var = e.out_results[fam][gd.out_policy[x], k_d]
+            du, dv = planned.solution.dist[rows_d, u].astype(np.int64), planned.solution.dist[rows_d, v]
+            passes = (du >= 0) & (var != DENY) & (e.in_results[fam][gd.in_policy[x], k_d] != DENY) & \
+                (dv == du + 1 + e.prepend_length[np.maximum(var, 0)])     # the design's v takes it from u
+            name, peer = e.names[u], e.names[v]
+            if name not in m.index:
+                continue
+            held = passes & (files.solution.dist[rows_f, m.index[name]] >= 0)
+            y = edges.get((name, peer, gd.src_port[x]))
+            if y is None:
+                lost, why = held, f"no {fam} session up with {peer}"
+            else:
+                lost = held & (m.out_results[fam][g.out_policy[y], k_f] == DENY)
+                s = m.sessions[int(g.session[y])]
+                mine = s.pa if s.a == int(g.src[y]) else s.pb
+                why = f"route-map {mine.map_out(fam)} out to {mine.group or mine.address} denies them"
+            if not lost.any():
+                continue
+            w = withheld.setdefault(m.index[name], {"prefixes": set(), "peers": set(), "why": set()})
+            w["prefixes"] |= {prefixes[int(r)] for r in np.flatnonzero(lost)}
+            w["peers"].add(peer)
+            w["why"].add(why)
+        for i, w in sorted(withheld.items()):
+            ps = sorted(w["prefixes"], key=lambda p: m.prefixes[fam].position[p])
+            peers = sorted(w["peers"])
+            out.append(Finding(m.files[i], ps[0], f"{m.names[i]} holds {len(ps)} {fam} prefixes of {part} but does "
+                               f"not pass them to {len(peers)} peers that take them from it in the design "
+                               f"({', '.join(peers[:8])}{f' and {len(peers) - 8} more' if len(peers) > 8 else ''}): "
+                               f"{'; '.join(sorted(w['why'])[:4])}; e.g. {', '.join(ps[:4])}", rule="tier-transit"))
+    return out
+
+
 def site_counts(model: Model, routes: np.ndarray, index: SiteIndex) -> dict[str, Any]:
     """`teton.verify.run.counts` of the whole site, and per cluster (and the tier): its switches, the sessions inside
     it and those to the tier, the switch x prefix routes at its switches (`routes`: per switch)."""
@@ -204,7 +258,10 @@ def verify_site(out: Path, fail: Sequence[str] = (), fail_each: str | None = Non
                               fail_each, network, t0, {"read": t1 - t0, "model": t2 - t1})
     files, planned = solved(model, design, mapper)
     t3 = time.monotonic()
-    findings = read_findings + findings + site_rules(merged, list(index.clusters), files, planned) + model.unmodelled
+    transit = [f for name, part in destinations(index, merged, model, design).items()
+               for f in tier_transit(files, planned, name, part)]
+    findings = read_findings + findings + site_rules(merged, list(index.clusters), files, planned) + transit + \
+        model.unmodelled
     t4 = time.monotonic()
     routes = (files.solution.dist >= 0).sum(axis=0)
     result = Verified(str(out), site_counts(model, routes, index), findings,
@@ -255,6 +312,7 @@ class _Sweep:
         self.ids = set(rack_prefix_ids(model, merged, self.network).tolist())
         self.columns: dict[str | None, Columns] = {}
         self.ok: dict[str | None, np.ndarray] = {}
+        self.downs = {name: down_of(model, Failure((name,))) for name in self.devices}
         self.shape: tuple[int, ...] = (0, 0)
 
     def _add(self, key: str | None, s: Sides) -> None:
@@ -279,9 +337,8 @@ class _Sweep:
         for start in range(0, len(ids), self.SLICE):
             bases = solve_bases(m, ids[start:start + self.SLICE])
             for name in self.devices:
-                failure = Failure((name,))
-                down = down_of(m, failure)
-                self._add(name, sides(m, self.merged, fail_solution(m, bases, down), down, failure))
+                down = self.downs[name]
+                self._add(name, sides(m, self.merged, fail_solution(m, bases, down), down, Failure((name,))))
             del bases
 
     def result(self) -> dict[str, Any]:
@@ -292,8 +349,7 @@ class _Sweep:
         rails0 = rail_pairs(self.merged, base, None if ok0 is None else self._unpack(ok0))
         rows = []
         for name in self.devices:
-            failure = Failure((name,))
-            down = down_of(m, failure)
+            failure, down = Failure((name,)), self.downs[name]
             after = tier_table(m, self.merged, down, failure, self.columns.get(name, {}))
             ok = self.ok.get(name)
             rails = rail_pairs(self.merged, bare(m, down, failure), None if ok is None else self._unpack(ok))
@@ -317,6 +373,7 @@ def by_destination(out: Path, index: SiteIndex, merged: Fabric, model: Model, de
     routes = np.zeros(model.n, dtype=np.int64)
     found: dict[str, list[Finding]] = {r: [] for r in RULES}
     deviations: list[rules.Deviation] = []
+    transit: list[Finding] = []
     sweeping = _Sweep(model, merged, fail_each, network) if fail_each is not None else None
     solve_s = rules_s = 0.0
     for name, part in parts.items():
@@ -337,6 +394,7 @@ def by_destination(out: Path, index: SiteIndex, merged: Fabric, model: Model, de
         found["link-prefix"] += rules.link_prefix(files)
         found["valley"] += rules.valleys(files)
         found["originations"] += rules.originations(merged, files)
+        transit += tier_transit(files, planned, name, part)
         rules_s += time.monotonic() - tr
         del planned, planned_sol
         if sweeping is not None:
@@ -353,7 +411,7 @@ def by_destination(out: Path, index: SiteIndex, merged: Fabric, model: Model, de
     ordered = _in_order(found, merged, model, design)
     rules_s += time.monotonic() - tr
     seconds.update({"solve": solve_s, "rules": rules_s})
-    result = Verified(str(out), site_counts(model, routes, index), findings + ordered + model.unmodelled,
+    result = Verified(str(out), site_counts(model, routes, index), findings + ordered + transit + model.unmodelled,
                       seconds=seconds)
     if sweeping is not None:
         ts = time.monotonic()
