@@ -117,8 +117,8 @@ def main() -> int:
     ap.add_argument("--clusters", type=int, default=4)
     ap.add_argument("--keep", type=Path, help="keep the site and its builds in this folder")
     ap.add_argument("--skip-off", action="store_true", help="no render with --dask off")
-    ap.add_argument("--skip-verify", action="store_true", help="no `teton verify` of the site (a 4 x 24k site's "
-                    "models need about 25 GiB in one process: see docs/site.md)")
+    ap.add_argument("--skip-verify", action="store_true", help="no `teton verify` of the site (solved one "
+                    "destination cluster at a time: see docs/site.md for its time and memory at 4 x 24k)")
     args = ap.parse_args()
     folder = Path(args.keep or tempfile.mkdtemp(prefix="teton-bench-site-"))
     folder.mkdir(parents=True, exist_ok=True)

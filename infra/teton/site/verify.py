@@ -140,9 +140,10 @@ def site_rules(merged: Fabric, clusters: Sequence[str], files: Checked, planned:
 
 def tier_transit(files: Checked, planned: Checked, part: str, only: frozenset[str]) -> list[Finding]:
     """Rule `tier-transit`: each switch of the tier passes every prefix of build `part` (the prefixes `only`) that
-    it holds to every peer that takes it from it in the design (one of that peer's equal best paths).  A prefix it holds but does not send on such a session (its
-    route map out denies it, or the session is not up) is withheld; the finding names the tier's switch, the build
-    whose prefixes it withholds, how many and to which peers, and why."""
+    it holds to every peer that takes it from it in the design (one of that peer's equal best paths).  A prefix it
+    holds but does not send on such a session (its route map out denies it, or the session is not up) is withheld;
+    the finding names the tier's switch, the build whose prefixes it withholds, how many and to which peers, and
+    why."""
     m, e = files.model, planned.model
     out = []
     for fam in FAMILIES:
