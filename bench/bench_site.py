@@ -4,7 +4,9 @@ down, 28 up, 4.57:1), room for 6 clusters of 28 ATSWs; written to a temporary fo
 
 Each step runs in its own `teton` process (TETON_CACHE=off) with its wall time, CPU time and peak RSS (the largest
 single process of its tree, from wait4): `plan`, `render --dask off`, `render --dask local --workers 1` and
-`--workers 2` (scaling), and `verify OUT` when teton verify takes a site's build (else skipped, with the reason).  Then
+`--workers 2` (scaling), and `verify OUT` when teton verify takes a site's build (else skipped, with the reason):
+solved one destination cluster at a time, 4 x 24k verifies clean with `--fail-each bag` in 1,842 s wall (596 s CPU,
+the machine loaded) at 7.7 GiB peak (docs/site.md).  Then
 the projection of a 14-cluster site (350k GPUs, Meta's 2024 goal, docs/sources.md) from the measured per-cluster cost
 and the memory per worker.
 
