@@ -302,6 +302,9 @@ RULES: tuple[Rule, ...] = (
     _r("missing-origination", "error", "verify", "A switch does not originate a prefix the design has it announce."),
     _r("maximum-prefix", "error", "verify",
        "A session delivers more routes than its receiver's maximum-prefix, so it would be torn down."),
+    _r("tier-transit", "error", "verify",
+       "A switch of a site's aggregation tier holds a cluster's prefixes and does not pass them to a peer that takes "
+       "them from it in the design (its route map out denies them, or the session is not up)."),
     # the twin, InfiniBand verify
     _r("twin", "error", "twin",
        "A build cannot run in the digital twin: a device without files, no routing read back, or an LLDP name "

@@ -130,7 +130,10 @@ def test_a_bag_switch_that_drops_one_clusters_neighbours_is_named_with_its_prefi
         assert f["path"] in lab_b
         assert f"{f['path']} 1 (design 2)" in f["message"]
     assert "rack-reach" not in by_rule
-    assert set(by_rule) <= {"bgp-session", "ecmp-width", "loopback-reach", "link-prefix", "rack-reach"}
+    # and bag01 is named: it holds lab-a's prefixes and has no session to lab-b's ATSWs that take them from it
+    assert {f["file"] for f in by_rule["tier-transit"]} == {"lab-site/devices/bag01/structured-config.json"}
+    assert set(by_rule) <= {"bgp-session", "ecmp-width", "loopback-reach", "link-prefix", "rack-reach",
+                            "tier-transit"}
 
 
 def test_a_bag_switch_whose_export_denies_one_clusters_host_links_loses_their_width(lab_site, tmp_path):
@@ -152,6 +155,9 @@ def test_a_bag_switch_whose_export_denies_one_clusters_host_links_loses_their_wi
     assert {"lab-a--atsw01", "lab-a--atsw02"} <= named
     assert all(f["path"].startswith("10.65.0.") for f in widths if f["message"].startswith("lab-a--atsw"))
     assert not [f for f in report["findings"] if f["rule"] == "bgp-session"]
+    (transit,) = [f for f in report["findings"] if f["rule"] == "tier-transit"]
+    assert transit["file"] == "lab-site/devices/bag01/structured-config.json"
+    assert "prefixes of lab-b" in transit["message"] and "route-map EXPORT_V4 out" in transit["message"]
 
 
 @pytest.mark.parametrize(("index", "problem"), [

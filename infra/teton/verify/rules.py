@@ -43,9 +43,13 @@ class Checked:
     model: Model
     solution: Solution
     row: dict[str, int]                 # prefix -> row of the solution
+    only: frozenset[str] | None = None  # the prefixes this side answers for (None: every one; a site's pass: its part)
+
+    def mine(self, prefix: str) -> bool:
+        return self.only is None or prefix in self.only
 
     @classmethod
-    def of(cls, model: Model, solution: Solution) -> Checked:
+    def of(cls, model: Model, solution: Solution, only: frozenset[str] | None = None) -> Checked:
         offsets = prefix_offsets(model)
         row = {}
         at = {int(x): k for k, x in enumerate(solution.ids)}
@@ -53,7 +57,7 @@ class Checked:
             for k, p in enumerate(model.prefixes[fam].table.prefixes):
                 if offsets[fam] + k in at:
                     row[p] = at[offsets[fam] + k]
-        return cls(model, solution, row)
+        return cls(model, solution, row, only)
 
     def dist(self, prefix: str) -> np.ndarray | None:
         r = self.row.get(prefix)
@@ -116,7 +120,7 @@ def _where_it_stops(m: Model, c: Checked, prefix: str, lost: Iterable[int]) -> s
     return "; ".join(parts) or "nowhere: no session carries it on"
 
 
-def _rack_prefixes(fabric: Fabric) -> list[tuple[str, str]]:
+def rack_prefixes(fabric: Fabric) -> list[tuple[str, str]]:
     """(rack switch, prefix) of every rack prefix the design has."""
     return [(d.name, p) for d in fabric.devices.values() if d.role in RACK_ROLES and d.routing is not None
             for p in (*d.routing.aggregates4, *d.routing.aggregates6)]
@@ -127,8 +131,8 @@ def rack_reach(fabric: Fabric, files: Checked, design: Checked) -> list[Finding]
     racks = np.array([i for i in range(m.n) if m.role[i] in RACK_ROLES], dtype=np.int64)
     in_design = np.array([design.model.index.get(m.names[i], -1) for i in racks], dtype=np.int64)
     network = np.array([m.network[i] for i in racks])
-    for origin, prefix in _rack_prefixes(fabric):
-        if origin not in m.index:
+    for origin, prefix in rack_prefixes(fabric):
+        if origin not in m.index or not files.mine(prefix):
             continue
         o = m.index[origin]
         want = design.dist(prefix)
@@ -152,14 +156,18 @@ def rack_reach(fabric: Fabric, files: Checked, design: Checked) -> list[Finding]
     return out
 
 
-def ecmp_width(fabric: Fabric, files: Checked, design: Checked) -> list[Finding]:
-    """Every switch's ECMP width towards every rack prefix of its network, against the design's."""
+Deviation = tuple[int, int, int, int]     # (switch of the files' model, rack prefix's position, width, design's)
+
+
+def ecmp_deviations(fabric: Fabric, files: Checked, design: Checked) -> list[Deviation]:
+    """Every (switch, rack prefix of the solutions) whose ECMP width is not the design's, where both route it."""
     m, e = files.model, design.model
-    rack_prefixes = [p for _, p in _rack_prefixes(fabric) if p in files.row and p in design.row]
-    if not rack_prefixes:
+    listed = rack_prefixes(fabric)
+    at = [k for k, (_, p) in enumerate(listed) if p in files.row and p in design.row]
+    if not at:
         return []
-    rows_f = np.array([files.row[p] for p in rack_prefixes])
-    rows_d = np.array([design.row[p] for p in rack_prefixes])
+    rows_f = np.array([files.row[listed[k][1]] for k in at])
+    rows_d = np.array([design.row[listed[k][1]] for k in at])
     common = [i for i in range(m.n) if m.names[i] in e.index]
     cols_f = np.array(common, dtype=np.int64)
     cols_d = np.array([e.index[m.names[i]] for i in common], dtype=np.int64)
@@ -168,18 +176,32 @@ def ecmp_width(fabric: Fabric, files: Checked, design: Checked) -> list[Finding]
     ww = design.solution.width[np.ix_(rows_d, cols_d)]
     wd = design.solution.dist[np.ix_(rows_d, cols_d)]
     bad = (wd > 0) & (gd > 0) & (gw != ww)
+    r, j = np.nonzero(bad)
+    return [(int(cols_f[y]), at[int(x)], int(gw[x, y]), int(ww[x, y])) for x, y in zip(r, j, strict=True)]
+
+
+def ecmp_findings(fabric: Fabric, m: Model, deviations: Iterable[Deviation]) -> list[Finding]:
+    """One finding per switch with deviations (of one pass or of every pass of a site), its prefixes in order."""
+    listed = rack_prefixes(fabric)
+    by: dict[int, list[tuple[int, int, int]]] = defaultdict(list)
+    for i, k, got, want in deviations:
+        by[i].append((k, got, want))
     out = []
-    for j in np.flatnonzero(bad.any(axis=0)):
-        i = int(cols_f[j])
-        rows = np.flatnonzero(bad[:, j])
-        listed = ", ".join(f"{rack_prefixes[r]} {gw[r, j]} (design {ww[r, j]})" for r in rows[:LISTED])
+    for i in sorted(by):
+        rows = sorted(by[i])
+        names = ", ".join(f"{listed[k][1]} {got} (design {want})" for k, got, want in rows[:LISTED])
         more = f" and {len(rows) - LISTED} more" if len(rows) > LISTED else ""
-        caps = {f"{f} {int(m.maximum_paths[f][i])}" for f in FAMILIES
-                if any(_family(rack_prefixes[r]) == f for r in rows)}
-        out.append(Finding(m.files[i], rack_prefixes[rows[0]], f"{m.names[i]} ({m.role[i] or 'switch'}) has other "
-                           f"ECMP widths than the design towards {len(rows)} rack prefixes: {listed}{more} "
+        caps = {f"{f} {int(m.maximum_paths[f][i])}" for f in FAMILIES if any(_family(listed[k][1]) == f
+                                                                             for k, _, _ in rows)}
+        out.append(Finding(m.files[i], listed[rows[0][0]][1], f"{m.names[i]} ({m.role[i] or 'switch'}) has other "
+                           f"ECMP widths than the design towards {len(rows)} rack prefixes: {names}{more} "
                            f"(its maximum-paths: {', '.join(sorted(caps))})", rule="ecmp-width"))
     return out
+
+
+def ecmp_width(fabric: Fabric, files: Checked, design: Checked) -> list[Finding]:
+    """Every switch's ECMP width towards every rack prefix of its network, against the design's."""
+    return ecmp_findings(fabric, files.model, ecmp_deviations(fabric, files, design))
 
 
 def loopback_reach(files: Checked, design: Checked) -> list[Finding]:
@@ -190,7 +212,7 @@ def loopback_reach(files: Checked, design: Checked) -> list[Finding]:
         fp = e.prefixes[fam]
         host = 32 if fam == "ipv4" else 128
         for k, lo in enumerate(fp.table.prefixes):
-            if int(fp.table.length[k]) != host or not fp.originators[k]:
+            if int(fp.table.length[k]) != host or not fp.originators[k] or not files.mine(lo):
                 continue
             want = design.dist(lo)
             assert want is not None
@@ -227,7 +249,7 @@ def frontend_reach(fabric: Fabric, files: Checked) -> list[Finding]:
                     continue
                 i = m.index[sx.name]
                 missing = [p for p in (*sy.routing.aggregates4, *sy.routing.aggregates6)  # type: ignore[union-attr]
-                           if (held := files.dist(p)) is None or held[i] < 0]
+                           if files.mine(p) and ((held := files.dist(p)) is None or held[i] < 0)]
                 if missing:
                     kind = "storage" if "storage" in by_rack[y] else ("service" if "service" in by_rack[y] else "GPU")
                     out.append(Finding(m.files[i], missing[0], f"{sx.name} (rack {x}) has no route to "
@@ -242,7 +264,7 @@ def link_prefix(files: Checked) -> list[Finding]:
     for fam in FAMILIES:
         table = m.prefixes[fam].table
         for k, p in enumerate(table.prefixes):
-            if int(table.length[k]) not in (31, 127):
+            if int(table.length[k]) not in (31, 127) or not files.mine(p):
                 continue
             if not ends:
                 from teton.verify.policy import canonical
@@ -283,6 +305,8 @@ def originations(fabric: Fabric, files: Checked) -> list[Finding]:
     for fam in FAMILIES:
         fp = m.prefixes[fam]
         for k, p in enumerate(fp.table.prefixes):
+            if not files.mine(p):
+                continue
             if p == DEFAULT[fam] and k == fp.default:
                 senders = {m.names[int(u)] for u in m.graphs[fam].src[m.graphs[fam].default]}
                 extra = sorted(senders - defaults)
@@ -304,6 +328,8 @@ def originations(fabric: Fabric, files: Checked) -> list[Finding]:
             continue
         i = m.index[name]
         for p in sorted(prefixes):
+            if not files.mine(p):
+                continue
             fam = _family(p)
             k = m.prefixes[fam].position.get(p, -1)
             if (k < 0 or i not in m.prefixes[fam].originators[k]) and i not in m.prefixes[fam].held.get(p, ()):

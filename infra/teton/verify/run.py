@@ -183,7 +183,7 @@ def asked(result: Verified, model: Model, design: Model, fabric: Fabric, files: 
     return result
 
 
-def _before(model: Model, fabric: Fabric, base: Checked, ids: np.ndarray) -> Any:
+def before_side(model: Model, fabric: Fabric, base: Checked, ids: np.ndarray) -> Any:
     at = {int(x): k for k, x in enumerate(base.solution.ids)}
     rows = np.array([at[int(i)] for i in ids], dtype=np.int64)
     sol = Solution(ids, base.solution.dist[rows], base.solution.width[rows], base.solution.bandwidth[rows],
@@ -196,7 +196,7 @@ def _rack_side(model: Model, fabric: Fabric, base: Checked, failure: Failure, ma
     ids = rack_prefix_ids(model, fabric)
     down = down_of(model, failure)
     after_sol = solve_all(model, ids, down, mapper, count=False)
-    return _before(model, fabric, base, ids), sides(model, fabric, after_sol, down, failure)
+    return before_side(model, fabric, base, ids), sides(model, fabric, after_sol, down, failure)
 
 
 def what_if(model: Model, design: Model, fabric: Fabric, failure: Failure, files: Checked, planned: Checked,
@@ -232,7 +232,7 @@ def sweep(model: Model, fabric: Fabric, role_name: str, files: Checked, mapper: 
     if network is None:
         network = r0.network if r0 is not None else None
     ids = rack_prefix_ids(model, fabric, network)
-    before = _before(model, fabric, files, ids)
+    before = before_side(model, fabric, files, ids)
     bases = solve_bases(model, ids)
     rows = []
     for name in devices:
@@ -240,9 +240,19 @@ def sweep(model: Model, fabric: Fabric, role_name: str, files: Checked, mapper: 
         down = down_of(model, failure)
         after = sides(model, fabric, fail_solution(model, bases, down), down, failure)
         r = report(before, after, None, fabric)
-        rows.append({"failed": name, "pairs_lost": r["pairs_lost"], "drop": _drop(r["tiers"]),
-                     "worst_oversubscription": r["worst_oversubscription"],
-                     "unreached_routes": sum(t["unreached_routes"] for t in r["tiers"])})
+        rows.append(sweep_row(name, r))
+    return sweep_result(role_name, rows)
+
+
+def sweep_row(name: str, r: dict[str, Any]) -> dict[str, Any]:
+    """One failure's line of a sweep, from its report."""
+    return {"failed": name, "pairs_lost": r["pairs_lost"], "drop": _drop(r["tiers"]),
+            "worst_oversubscription": r["worst_oversubscription"],
+            "unreached_routes": sum(t["unreached_routes"] for t in r["tiers"])}
+
+
+def sweep_result(role_name: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """A sweep's report from its lines: the worst of them first."""
 
     def share(x: dict[str, Any]) -> float:
         return x["drop"]["paths"][1] / x["drop"]["paths"][0] if x["drop"] else 1.0

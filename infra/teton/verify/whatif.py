@@ -130,6 +130,13 @@ def sides(model: Model, fabric: Fabric, solution: Solution, down: Down, failure:
     return Sides(model, solution, origin, down, failure)
 
 
+def bare(model: Model, down: Down, failure: Failure) -> Sides:
+    """Sides without rows: what the tables need of a failure besides the routes (`tier_table`, `rail_pairs`)."""
+    z = np.zeros((0, model.n))
+    return Sides(model, Solution(np.zeros(0, dtype=np.int64), z.astype(np.int16), z.astype(np.int16),
+                                 z.astype(np.float32), z.astype(bool), {}), np.zeros(0, dtype=np.int64), down, failure)
+
+
 @dataclass
 class _Static:
     """What the report needs of a model and its fabric that no failure changes, as arrays."""
@@ -195,15 +202,17 @@ def _static(m: Model, fabric: Fabric) -> _Static:
     return st
 
 
-def _tier_table(s: Sides, fabric: Fabric) -> dict[tuple[str, int, str], dict[str, Any]]:
-    """(network, zone, role) -> the fewest paths and least bandwidth towards another rack's prefix, and the worst
-    oversubscription."""
+Columns = dict[int, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]
+
+
+def tier_columns(s: Sides, fabric: Fabric) -> Columns:
+    """Per network (its number): the switches of it still up (columns) and, towards another rack's prefix among the
+    rows of `s`, each one's fewest paths (int32 max: none reached), least bandwidth (inf) and routes not reached.
+    Rows split into parts give parts whose `combine_columns` is the whole's."""
     m = s.model
     st = _static(m, fabric)
-    down_gbps = _downlinks(m, fabric, s)
-    up_gbps = _uplinks(m, s, st)
     row_net = np.where(s.origin >= 0, st.net_code[np.maximum(s.origin, 0)], -1)
-    out: dict[tuple[str, int, str], dict[str, Any]] = {}
+    out: Columns = {}
     big = np.int32(np.iinfo(np.int32).max)
     for code in sorted(set(row_net.tolist()) - {-1}):
         rows = np.flatnonzero(row_net == code)
@@ -219,6 +228,33 @@ def _tier_table(s: Sides, fabric: Fabric) -> dict[tuple[str, int, str], dict[str
         paths = np.where(reached, s.solution.width[np.ix_(rows, cols)].astype(np.int32), big).min(axis=0)
         bws = np.where(reached, s.solution.bandwidth[np.ix_(rows, cols)], np.inf).min(axis=0)
         unreached = (mine & (dist < 0)).sum(axis=0)
+        out[code] = (cols, paths, bws, unreached)
+    return out
+
+
+def combine_columns(a: Columns, b: Columns) -> Columns:
+    """The columns of two parts of the rows as those of their union."""
+    out = dict(a)
+    for code, (cols, paths, bws, unreached) in b.items():
+        if code in out:
+            c0, p0, b0, u0 = out[code]
+            out[code] = (c0, np.minimum(p0, paths), np.minimum(b0, bws), u0 + unreached)
+        else:
+            out[code] = (cols, paths, bws, unreached)
+    return dict(sorted(out.items()))
+
+
+def tier_table(m: Model, fabric: Fabric, down: Down, failure: Failure, columns: Columns
+               ) -> dict[tuple[str, int, str], dict[str, Any]]:
+    """(network, zone, role) -> the fewest paths and least bandwidth towards another rack's prefix, and the worst
+    oversubscription, of the columns (`tier_columns`) under `down`."""
+    st = _static(m, fabric)
+    probe = bare(m, down, failure)
+    down_gbps = _downlinks(m, fabric, probe)
+    up_gbps = _uplinks(m, probe, st)
+    out: dict[tuple[str, int, str], dict[str, Any]] = {}
+    big = np.int32(np.iinfo(np.int32).max)
+    for _, (cols, paths, bws, unreached) in sorted(columns.items()):
         for k, i in enumerate(cols):
             key = (m.network[i], int(m.zone[i]), m.role[i])
             t = out.setdefault(key, {"switches": 0, "paths": None, "bandwidth_gbps": None, "unreached": 0,
@@ -236,6 +272,10 @@ def _tier_table(s: Sides, fabric: Fabric) -> dict[tuple[str, int, str], dict[str
                 if t["oversubscription"] is None or ratio > t["oversubscription"]:
                     t["oversubscription"], t["worst"] = ratio, m.names[i]
     return out
+
+
+def _tier_table(s: Sides, fabric: Fabric) -> dict[tuple[str, int, str], dict[str, Any]]:
+    return tier_table(s.model, fabric, s.down, s.failure, tier_columns(s, fabric))
 
 
 def _uplinks(m: Model, s: Sides, st: _Static) -> np.ndarray:
@@ -269,17 +309,16 @@ def _downlinks(m: Model, fabric: Fabric, s: Sides) -> np.ndarray:
     return np.bincount(st.low_up, weights=st.low_speed * alive, minlength=m.n)
 
 
-def rail_pairs(fabric: Fabric, s: Sides) -> dict[str, dict[str, Any]]:
-    """Per rail: same-rail GPU host pairs, and how many of them have a path (both NICs attached, both rack switches
-    with routes to each other's rack prefixes)."""
-    m = s.model
-    st = _static(m, fabric)
+def rack_ok(s: Sides, fabric: Fabric, ok: np.ndarray | None = None) -> np.ndarray:
+    """Rack switch x rack switch: whether the row's rack switch (each column's) prefixes all reach the other
+    (before both ways and failures are taken), and'ed into `ok` (None: a new one): rows split into parts give the
+    whole's."""
+    st = _static(s.model, fabric)
     racks = st.racks
-    if not len(racks):
-        return {}
-    col = np.full(m.n, -1, dtype=np.int64)
+    if ok is None:
+        ok = np.ones((len(racks), len(racks)), dtype=bool)
+    col = np.full(s.model.n, -1, dtype=np.int64)
     col[racks] = np.arange(len(racks))
-    ok = np.ones((len(racks), len(racks)), dtype=bool)
     rows = np.flatnonzero((s.origin >= 0) & (col[np.maximum(s.origin, 0)] >= 0))
     if len(rows):
         has = s.solution.dist[np.ix_(rows, racks)] >= 0
@@ -288,7 +327,19 @@ def rail_pairs(fabric: Fabric, s: Sides) -> dict[str, dict[str, Any]]:
         order = np.argsort(owners, kind="stable")
         owners, has = owners[order], has[order]
         starts = np.flatnonzero(np.r_[True, owners[1:] != owners[:-1]])
-        ok[:, owners[starts]] = np.logical_and.reduceat(has, starts, axis=0).T
+        ok[:, owners[starts]] &= np.logical_and.reduceat(has, starts, axis=0).T
+    return ok
+
+
+def rail_pairs(fabric: Fabric, s: Sides, ok: np.ndarray | None = None) -> dict[str, dict[str, Any]]:
+    """Per rail: same-rail GPU host pairs, and how many of them have a path (both NICs attached, both rack switches
+    with routes to each other's rack prefixes); `ok`: `rack_ok` of every part of the rows (None: of `s`'s)."""
+    m = s.model
+    st = _static(m, fabric)
+    racks = st.racks
+    if not len(racks):
+        return {}
+    ok = rack_ok(s, fabric) if ok is None else ok.copy()
     ok &= ok.T
     down = s.down.nodes[racks]
     ok[down, :] = False
@@ -313,8 +364,14 @@ def rail_pairs(fabric: Fabric, s: Sides) -> dict[str, dict[str, Any]]:
 def report(before: Sides, after: Sides, design_after: Sides | None, fabric: Fabric) -> dict[str, Any]:
     if before.tiers is None:
         before.tiers, before.rails = _tier_table(before, fabric), rail_pairs(fabric, before)
-    b, a = before.tiers, _tier_table(after, fabric)
-    d = _tier_table(design_after, fabric) if design_after is not None else {}
+    return tables_report(before.tiers, before.rails or {}, _tier_table(after, fabric), rail_pairs(fabric, after),
+                         _tier_table(design_after, fabric) if design_after is not None else {}, after.failure.label)
+
+
+def tables_report(b: dict[tuple[str, int, str], dict[str, Any]], rb: dict[str, dict[str, Any]],
+                  a: dict[tuple[str, int, str], dict[str, Any]], ra: dict[str, dict[str, Any]],
+                  d: dict[tuple[str, int, str], dict[str, Any]], label: str) -> dict[str, Any]:
+    """The report of a failure from the tables before (`b`, `rb`: tiers and rails), after and the design's after."""
     tiers = []
     for key in sorted(set(b) | set(a)):
         x, y, z = b.get(key, {}), a.get(key, {}), d.get(key, {})
@@ -325,11 +382,10 @@ def report(before: Sides, after: Sides, design_after: Sides | None, fabric: Fabr
                       "unreached_routes": y.get("unreached", 0),
                       "oversubscription": [x.get("oversubscription"), y.get("oversubscription")],
                       "worst": y.get("worst", "")})
-    rb, ra = before.rails or {}, rail_pairs(fabric, after)
     rails = [{"rail": r, "pairs": rb[r]["pairs"], "with_path": [rb[r]["with_path"], ra.get(r, rb[r])["with_path"]],
               "lost": rb[r]["with_path"] - ra.get(r, rb[r])["with_path"]} for r in sorted(rb)]
     worst = [t for t in tiers if t["oversubscription"][1] is not None]
-    return {"failed": after.failure.label, "tiers": tiers, "rails": rails,
+    return {"failed": label, "tiers": tiers, "rails": rails,
             "pairs_lost": sum(r["lost"] for r in rails),
             "worst_oversubscription": max((t["oversubscription"][1] for t in worst), default=None),
             "deviations": [t for t in tiers if t["design_paths"] is not None and t["paths"][1] != t["design_paths"]]}
