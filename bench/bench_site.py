@@ -11,6 +11,7 @@ the projection of a 14-cluster site (350k GPUs, Meta's 2024 goal, docs/sources.m
 and the memory per worker.
 
     PYTHONPATH=infra python bench/bench_site.py [--clusters 4] [--keep DIR] [--skip-off] [--skip-verify]
+    PYTHONPATH=infra python bench/bench_site.py --grow [--clusters 4]     # teton diff of N against N + 1 clusters
 """
 
 from __future__ import annotations
@@ -114,6 +115,36 @@ def step(name: str, argv: list[str], folder: Path) -> dict[str, Any]:
     return row
 
 
+def grow(clusters: int, keep: Path | None) -> int:
+    """`teton diff SITE SITE+1`: the site of `clusters` against the same site with one more cluster (within its room
+    of 6): every existing cluster unchanged, the new one new, the tier's files with added lines only."""
+    folder = Path(keep or tempfile.mkdtemp(prefix="teton-bench-grow-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(SPEC, folder / "roce-24k.yaml")
+    old, new = folder / "site.yaml", folder / "site-grown.yaml"
+    old.write_text(site_spec(clusters), encoding="utf-8")
+    new.write_text(site_spec(clusters + 1), encoding="utf-8")
+    d = step(f"diff {clusters} -> {clusters + 1} clusters", ["diff", str(old), str(new), "--format", "json"], folder)
+    out = json.loads(d.pop("stdout") or "{}")
+    print(f"{d['step']}: exit {d['rc']}, {d['wall_s']} s wall, {d['cpu_s']} s CPU, {d['peak_rss_mib']} MiB peak"
+          + (f"   {d['error']}" if d.get("error") else ""))
+    clusters_out = out.get("clusters", {})
+    changed = sorted(name for name, r in clusters_out.items() if r.get("devices_changed"))
+    print(f"new clusters: {sorted(out.get('new_clusters', {}))}; removed: {sorted(out.get('removed_clusters', {}))}")
+    print(f"existing clusters: {len(clusters_out)}, with a device changed: {changed or 'none'}")
+    tier = out.get("tier", [])
+    switches = [f for f in tier if f["path"].startswith("devices/")]
+    removed = [f["path"] for f in switches if f.get("removed")]
+    print(f"the tier's switch files changed: {len(switches)}, lines added {sum(f['added'] for f in switches)}, "
+          f"removed {sum(f['removed'] for f in switches)}" + (f" (in {removed})" if removed else ""))
+    for f in tier:
+        if not f["path"].startswith("devices/"):
+            print(f"  the tier's {f['path']}: +{f['added']} -{f['removed']}")
+    if not keep:
+        shutil.rmtree(folder, ignore_errors=True)
+    return 0 if d["rc"] == 1 and not changed and not removed else 1
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--clusters", type=int, default=4)
@@ -121,7 +152,11 @@ def main() -> int:
     ap.add_argument("--skip-off", action="store_true", help="no render with --dask off")
     ap.add_argument("--skip-verify", action="store_true", help="no `teton verify` of the site (solved one "
                     "destination cluster at a time: see docs/site.md for its time and memory at 4 x 24k)")
+    ap.add_argument("--grow", action="store_true", help="only `teton diff` of the site against the same site with "
+                    "one more cluster within its room: what changes (the new cluster, the tier's attachment lines)")
     args = ap.parse_args()
+    if args.grow:
+        return grow(args.clusters, args.keep)
     folder = Path(args.keep or tempfile.mkdtemp(prefix="teton-bench-site-"))
     folder.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(SPEC, folder / "roce-24k.yaml")
