@@ -76,8 +76,8 @@ def test_fail_each_bag_prices_the_loss_of_each_bag_switch(lab_site):
     assert [x["failed"] for x in s["each"]] == ["bag01", "bag02"]
     for x in s["each"]:
         assert x["pairs_lost"] == 0 and x["unreached_routes"] == 0
-        assert x["drop"] == {"network": "roce", "zone": None, "role": "atsw", "paths": [2, 1],
-                             "bandwidth_gbps": [800.0, 400.0]}
+        assert x["drop"] == {"network": "roce of lab-a", "zone": None, "role": "atsw", "paths": [2, 1],
+                             "bandwidth_gbps": [800.0, 400.0]}      # rows per cluster: the first of the equal drops
     assert s["worst"]["failed"] == "bag01"
 
 
@@ -86,8 +86,11 @@ def test_fail_takes_the_sites_names(lab_site):
     assert code == 0
     (w,) = report["whatif"]
     assert w["failed"] == "lab-a--z01-ctsw01"
-    rtsw = [t for t in w["tiers"] if t["role"] == "rtsw" and t["network"] == "roce" and t["zone"] == 1]
-    assert rtsw and rtsw[0]["paths"] == [4, 3] and rtsw[0]["design_paths"] == 3
+    rows = {(t["network"], t["zone"], t["role"]): t for t in w["tiers"]}
+    rtsw = rows[("roce of lab-a", 1, "rtsw")]          # each cluster's zone 1 its own row: lab-a's lost a CTSW
+    assert rtsw["paths"] == [4, 3] and rtsw["design_paths"] == 3
+    assert rows[("roce of lab-b", 1, "rtsw")]["paths"] == [4, 4]   # lab-b's racks keep their 4 CTSWs
+    assert ("frontend of lab-a", 1, "fsw") in rows                 # a cluster's front end named once
     # each cluster's front end is its own network: no route lost between two clusters' front ends
     assert all(t["unreached_routes"] == 0 for t in w["tiers"])
 

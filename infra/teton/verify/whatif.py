@@ -4,7 +4,8 @@ A failure is a device (`z01-ctsw01`: every session of a switch goes, a host's NI
 `DEV:PORT--DEV:PORT` (either end first) or `DEV:PORT` (the link on that port), with the ports as the build's
 cabling names them (`z01-r001-rtsw:Ethernet128--z01-ctsw01:Ethernet3/1/1`).
 
-The report, per zone and tier of each routed network, from the rack prefixes' best routes before and after:
+The report, per zone and tier of each routed network (in a site, of each cluster's: `roce of lab-a`, the tier's
+own switches under the network alone), from the rack prefixes' best routes before and after:
 - `paths`: the fewest equal next hops a switch of the tier has towards a rack prefix of another rack (before,
   after, and what the design has after the same failure), `bandwidth_gbps`: the least bandwidth over them;
 - `oversubscription`: the worst ratio of a switch's downlink capacity to the bandwidth it has left towards the other
@@ -22,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from teton.design.site import SEPARATOR
 from teton.fabric.bgpview import FAMILIES
 from teton.fabric.intent import Family
 from teton.fabric.model import Fabric
@@ -157,6 +159,7 @@ class _Static:
     nic_keys: list[frozenset[str]]
     rails: list[str]
     racks: np.ndarray
+    labels: list[str]                     # per switch: its row's network, `<cluster>/<network>` in a site
 
 
 _STATIC: dict[tuple[int, int], tuple[Model, Fabric, _Static]] = {}
@@ -197,7 +200,8 @@ def _static(m: Model, fabric: Fabric) -> _Static:
                  np.array([x[2] for x in low]), [x[3] for x in low], names,
                  np.array([x[0] for x in nics], dtype=np.int64), np.array([x[1] for x in nics], dtype=np.int64),
                  np.array([x[2] for x in nics], dtype=np.int64),
-                 np.array([rails.index(x[3]) for x in nics], dtype=np.int64), [x[4] for x in nics], rails, racks)
+                 np.array([rails.index(x[3]) for x in nics], dtype=np.int64), [x[4] for x in nics], rails, racks,
+                 [_label(name, net) for name, net in zip(m.names, m.network, strict=True)])
     _STATIC[(id(m), id(fabric))] = (m, fabric, st)
     return st
 
@@ -244,6 +248,15 @@ def combine_columns(a: Columns, b: Columns) -> Columns:
     return dict(sorted(out.items()))
 
 
+def _label(name: str, network: str) -> str:
+    """The network a switch's row is under: a site's cluster switch (`<cluster>--<device>`, `teton.design.site`)
+    under `<network> of <cluster>` (as a site names each cluster's front end), so two clusters' zone-1 racks are two
+    rows; the tier's and a lone cluster's under `network`."""
+    cluster, sep, _ = name.partition(SEPARATOR)
+    own = f" of {cluster}"
+    return f"{network}{own}" if sep and network and not network.endswith(own) else network
+
+
 def tier_table(m: Model, fabric: Fabric, down: Down, failure: Failure, columns: Columns
                ) -> dict[tuple[str, int, str], dict[str, Any]]:
     """(network, zone, role) -> the fewest paths and least bandwidth towards another rack's prefix, and the worst
@@ -256,7 +269,7 @@ def tier_table(m: Model, fabric: Fabric, down: Down, failure: Failure, columns: 
     big = np.int32(np.iinfo(np.int32).max)
     for _, (cols, paths, bws, unreached) in sorted(columns.items()):
         for k, i in enumerate(cols):
-            key = (m.network[i], int(m.zone[i]), m.role[i])
+            key = (st.labels[i], int(m.zone[i]), m.role[i])
             t = out.setdefault(key, {"switches": 0, "paths": None, "bandwidth_gbps": None, "unreached": 0,
                                      "oversubscription": None, "worst": ""})
             t["switches"] += 1
