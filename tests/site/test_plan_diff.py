@@ -49,6 +49,9 @@ def test_a_fourth_cluster_in_the_room_changes_only_the_tiers_attachment_lines(si
     assert all(f.removed == 0 and f.added > 0 for f in bag), [(f.path, f.removed) for f in bag]
     added = [line for f in bag for line in f.lines if line.startswith("+") and not line.startswith("+++")]
     assert any("lab-d--atsw01" in line for line in added)
+    # the tier's run list gains lab-d's cables into it and no existing cable moves (the BAG racks keep their places)
+    (cabling,) = [f for f in d.tier if f.path == "cabling.csv"]
+    assert cabling.removed == 0 and cabling.added == 4, cabling.lines
     text = d.render("text")
     assert "cluster lab-d: new cluster" in text and "cluster lab-a: unchanged" in text
     result = CliRunner().invoke(main, ["diff", str(site_dir / "site3.yaml"), str(site_dir / "site4.yaml"),

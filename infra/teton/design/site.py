@@ -20,13 +20,14 @@ from teton.catalogue.ports import port_map
 from teton.design.addressing import LinkNets, loopback, pools, router_id
 from teton.design.builder import PortOverflow
 from teton.design.draft import Draft, DraftFabric
+from teton.fabric.floor import SITE_SEPARATOR
 from teton.fabric.intent import Family
 from teton.fabric.model import Device, End, Interface, Link
 from teton.spec.model import SwitchModel
 from teton.spec.site import BagTier
 
 BAG_KIND = "atsw-bag"
-SEPARATOR = "--"        # between a cluster's name and its device's in the site's names (a hostname has no dots here)
+SEPARATOR = SITE_SEPARATOR     # between a cluster's name and its device's in the site's names (no dots in a hostname)
 
 
 def bag_name(index: int) -> str:

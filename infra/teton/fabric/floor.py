@@ -40,6 +40,7 @@ _COMPUTE = re.compile(r"^z([0-9]+)-r([0-9]+)$")
 _NETWORK = re.compile(r"^z([0-9]+)-n([0-9]+)$")
 _GROUPED = re.compile(r"^(.*?)-?[nr]?([0-9]+)$")
 _SITE_TIER = re.compile(r"^bag-n([0-9]+)$")    # teton.design.site.bag_rack
+SITE_SEPARATOR = "--"     # between a cluster's name and its device's or rack's in a site's builds (teton.design.site)
 
 
 class OpticRule(NamedTuple):
@@ -126,9 +127,14 @@ def places(plan: FloorPlan, racks: set[str] | list[str]) -> dict[str, Place]:
     network: dict[int, list[tuple[int, str]]] = {}
     other: dict[str, list[tuple[int, str]]] = {}
     last: dict[str, list[tuple[int, str]]] = {}      # a site's tier: after every rack of the cluster's own
+    others: dict[str, list[tuple[int, str]]] = {}    # a site's clusters' racks (`<cluster>--<rack>`): after the tier's
     for name in sorted(racks):
         if m := _SITE_TIER.match(name):
             last.setdefault("bag", []).append((int(m.group(1)), name))
+        elif SITE_SEPARATOR in name:
+            g = _GROUPED.match(name)
+            prefix, index = (g.group(1), int(g.group(2))) if g else (name, 0)
+            others.setdefault(prefix, []).append((index, name))
         elif m := _COMPUTE.match(name):
             compute.setdefault(int(m.group(1)), []).append((int(m.group(2)), name))
         elif m := _NETWORK.match(name):
@@ -153,8 +159,10 @@ def places(plan: FloorPlan, racks: set[str] | list[str]) -> dict[str, Place]:
         for name, (row, position) in spread.get(zone, ({}, 0))[0].items():
             out[name] = Place(base + half + row, position)
     base = 1 + max([plan.zones] + zones) * block
-    for prefix in [*sorted(other), *last]:
-        placed, rows = _spread({**other, **last}[prefix], per_row)
+    # a cluster's own racks, then the site's tier, then the site's clusters' racks (in the tier's build): a cluster
+    # joining a site moves none of its racks, and one more cluster in the tier's build moves no BAG rack
+    for prefix in [*sorted(other), *last, *sorted(others)]:
+        placed, rows = _spread({**other, **last, **others}[prefix], per_row)
         for name, (row, position) in placed.items():
             out[name] = Place(base + row, position)
         base += rows
