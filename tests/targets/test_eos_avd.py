@@ -426,7 +426,7 @@ def test_inlined_getattr_gives_what_dict_first_getattr_gives(tmp_path: Path) -> 
     assert set(vars(mod)) >= {"_teton_u0", "_teton_u1", "_teton_u2", "_teton_u3", "_teton_u4"}
 
     class Sub(dict):
-        pass
+        """A dict subclass: not `type(x) is dict`, so the inlined read takes Jinja's own getattr."""
 
     class Obj:
         mtu = 1500

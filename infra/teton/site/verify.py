@@ -138,13 +138,26 @@ def site_rules(merged: Fabric, clusters: Sequence[str], files: Checked, planned:
             *rules.maximum_prefix(files)]
 
 
-def tier_transit(files: Checked, planned: Checked, part: str, only: frozenset[str]) -> list[Finding]:
+TierEdges = dict[str, dict[tuple[str, str, str], int]]
+
+
+def tier_edges(m: Model) -> TierEdges:
+    """Per family, the model's edges out of the tier's switches by (switch, peer, port): what `tier_transit` looks the
+    design's edges up in (worked out once per model, not once per part)."""
+    bag = np.array([r == "bag" for r in m.role], dtype=bool)
+    return {fam: {(m.names[int(g.src[x])], m.names[int(g.dst[x])], g.src_port[x]): int(x)
+                  for x in np.flatnonzero(bag[g.src])} for fam, g in m.graphs.items()}
+
+
+def tier_transit(files: Checked, planned: Checked, part: str, only: frozenset[str],
+                 edges_of: TierEdges | None = None) -> list[Finding]:
     """Rule `tier-transit`: each switch of the tier passes every prefix of build `part` (the prefixes `only`) that
     it holds to every peer that takes it from it in the design (one of that peer's equal best paths).  A prefix it
     holds but does not send on such a session (its route map out denies it, or the session is not up) is withheld;
     the finding names the tier's switch, the build whose prefixes it withholds, how many and to which peers, and
     why."""
     m, e = files.model, planned.model
+    by_family = edges_of if edges_of is not None else tier_edges(m)
     out = []
     for fam in FAMILIES:
         g, gd = m.graphs[fam], e.graphs[fam]
@@ -155,8 +168,7 @@ def tier_transit(files: Checked, planned: Checked, part: str, only: frozenset[st
         rows_d = np.array([planned.row[p] for p in prefixes], dtype=np.int64)
         k_f = np.array([m.prefixes[fam].position[p] for p in prefixes], dtype=np.int64)
         k_d = np.array([e.prefixes[fam].position[p] for p in prefixes], dtype=np.int64)
-        edges = {(m.names[int(g.src[x])], m.names[int(g.dst[x])], g.src_port[x]): x for x in range(len(g))
-                 if m.role[int(g.src[x])] == "bag"}
+        edges = by_family.get(fam, {})
         withheld: dict[int, dict[str, Any]] = {}
         for x in np.flatnonzero(np.array([e.role[int(u)] == "bag" for u in gd.src], dtype=bool)):
             u, v = int(gd.src[x]), int(gd.dst[x])
@@ -195,9 +207,7 @@ def tier_transit(files: Checked, planned: Checked, part: str, only: frozenset[st
 def site_counts(model: Model, routes: np.ndarray, index: SiteIndex) -> dict[str, Any]:
     """`teton.verify.run.counts` of the whole site, and per cluster (and the tier): its switches, the sessions inside
     it and those to the tier, the switch x prefix routes at its switches (`routes`: per switch)."""
-    out = counts(model, Solution(np.zeros(0, dtype=np.int64), np.zeros((0, model.n), dtype=np.int16),
-                                 np.zeros((0, model.n), dtype=np.int16), np.zeros((0, model.n), dtype=np.float32),
-                                 np.zeros((0, model.n), dtype=bool), {}))
+    out = counts(model, Solution.empty(model.n))
     out["routes"] = int(routes.sum())
     owner = [_cluster(n) or index.site for n in model.names]
     per: dict[str, dict[str, Any]] = {}
@@ -375,6 +385,7 @@ def by_destination(out: Path, index: SiteIndex, merged: Fabric, model: Model, de
     found: dict[str, list[Finding]] = {r: [] for r in RULES}
     deviations: list[rules.Deviation] = []
     transit: list[Finding] = []
+    edges = tier_edges(model)
     sweeping = _Sweep(model, merged, fail_each, network) if fail_each is not None else None
     solve_s = rules_s = 0.0
     for name, part in parts.items():
@@ -395,7 +406,7 @@ def by_destination(out: Path, index: SiteIndex, merged: Fabric, model: Model, de
         found["link-prefix"] += rules.link_prefix(files)
         found["valley"] += rules.valleys(files)
         found["originations"] += rules.originations(merged, files)
-        transit += tier_transit(files, planned, name, part)
+        transit += tier_transit(files, planned, name, part, edges)
         rules_s += time.monotonic() - tr
         del planned, planned_sol
         if sweeping is not None:
@@ -404,9 +415,7 @@ def by_destination(out: Path, index: SiteIndex, merged: Fabric, model: Model, de
             seconds["sweep"] = seconds.get("sweep", 0.0) + time.monotonic() - ts
         del files, sol
     tr = time.monotonic()
-    whole = Checked(model, Solution(np.zeros(0, dtype=np.int64), np.zeros((0, model.n), dtype=np.int16),
-                                    np.zeros((0, model.n), dtype=np.int16), np.zeros((0, model.n), dtype=np.float32),
-                                    np.zeros((0, model.n), dtype=bool), received), {})
+    whole = Checked(model, Solution.empty(model.n, received), {})
     found["ecmp-width"] = rules.ecmp_findings(merged, model, deviations)
     found["maximum-prefix"] = rules.maximum_prefix(whole)
     ordered = _in_order(found, merged, model, design)

@@ -66,6 +66,13 @@ class Solution:
     valley: np.ndarray                        # bool (P, n): its path goes down a tier and up again
     received: dict[Family, np.ndarray]        # int64 (E,) per family: routes delivered on each edge
 
+    @classmethod
+    def empty(cls, n: int, received: dict[Family, np.ndarray] | None = None) -> Solution:
+        """No prefix over `n` switches (with `received`, routes counted elsewhere)."""
+        z = np.zeros((0, n))
+        return cls(np.zeros(0, dtype=np.int64), z.astype(np.int16), z.astype(np.int16), z.astype(np.float32),
+                   z.astype(bool), received or {})
+
 
 def prefix_offsets(model: Model) -> dict[Family, int]:
     """Where each family's prefixes start among the global prefix ids."""

@@ -134,9 +134,7 @@ def sides(model: Model, fabric: Fabric, solution: Solution, down: Down, failure:
 
 def bare(model: Model, down: Down, failure: Failure) -> Sides:
     """Sides without rows: what the tables need of a failure besides the routes (`tier_table`, `rail_pairs`)."""
-    z = np.zeros((0, model.n))
-    return Sides(model, Solution(np.zeros(0, dtype=np.int64), z.astype(np.int16), z.astype(np.int16),
-                                 z.astype(np.float32), z.astype(bool), {}), np.zeros(0, dtype=np.int64), down, failure)
+    return Sides(model, Solution.empty(model.n), np.zeros(0, dtype=np.int64), down, failure)
 
 
 @dataclass
@@ -159,7 +157,7 @@ class _Static:
     nic_keys: list[frozenset[str]]
     rails: list[str]
     racks: np.ndarray
-    labels: list[str]                     # per switch: its row's network, `<cluster>/<network>` in a site
+    labels: list[str]                     # per switch: its row's network (`_label`: `roce of lab-a` in a site)
 
 
 _STATIC: dict[tuple[int, int], tuple[Model, Fabric, _Static]] = {}

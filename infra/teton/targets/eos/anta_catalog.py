@@ -28,6 +28,7 @@ import functools
 import math
 import re
 from collections import Counter
+from collections.abc import Sequence
 from ipaddress import ip_address, ip_interface
 from typing import Any
 
@@ -45,7 +46,7 @@ from anta.tests.interfaces import VerifyInterfacesPFCCounters, VerifyInterfacesS
 from anta.tests.routing.bgp import VerifyBGPPeerSession
 from pyavd.api.anta import AVDCatalogGenerationSettings, AVDFabricData
 
-from teton.fabric.model import Device, Fabric
+from teton.fabric.model import Device, Fabric, Interface
 from teton.fabric.neighbours import expected
 from teton.findings import TetonError
 
@@ -93,8 +94,7 @@ def own_tests(fabric: Fabric, d: Device) -> list[AntaTestDefinition]:
             BgpPeer(peer_address=ip_address(n.address), vrf="default",
                     description=peer_description(n.peer, n.remote_as)) for n in r.neighbors])),
         (VerifyRunningConfig, _inputs(
-            VerifyRunningConfig, name, "BGP: the switch's AS and each neighbour's remote AS as designed (with "
-            "VerifyBGPPeerSession: each peer runs the AS it is configured with)", rules=[asn_rule(d)])),
+            VerifyRunningConfig, name, ASN_DESCRIPTION, rules=[asn_rule(d)])),
     ]
     if lldp:
         tests.append((VerifyLLDPNeighbors, _inputs(VerifyLLDPNeighbors, name, require_fqdn=False, neighbors=[
@@ -103,11 +103,9 @@ def own_tests(fabric: Fabric, d: Device) -> list[AntaTestDefinition]:
                   description=f"{i.peer} {i.peer_port}")
              for i in ports for own, peer in ((i.ipv4, i.peer_ipv4), (i.ipv6, i.peer_ipv6)) if own and peer]
     if hosts:
-        tests.append((VerifyReachability, _inputs(VerifyReachability, name, "Each routed link's far end answers a "
-                                                  "ping from this end", hosts=hosts)))
+        tests.append((VerifyReachability, _inputs(VerifyReachability, name, PING_DESCRIPTION, hosts=hosts)))
     if ports:
-        common = Counter(i.mtu for i in ports).most_common()
-        mtu = min(m for m, n in common if n == common[0][1])
+        mtu = _common_mtu(ports)
         tests.append((VerifyInterfacesSpeed, _inputs(VerifyInterfacesSpeed, name, interfaces=[
             InterfaceState(name=i.name, speed=i.speed_gbps, description=_port_description(i.peer, i.peer_port,
                                                                                            cable.get(i.name)))
@@ -115,10 +113,25 @@ def own_tests(fabric: Fabric, d: Device) -> list[AntaTestDefinition]:
         tests.append((VerifyL3MTU, _inputs(VerifyL3MTU, name, mtu=mtu, specific_mtu=[{i.name: i.mtu} for i in ports])))
     if d.qos is not None and d.qos.pfc_priorities and ports:
         tests.append((VerifyInterfacesPFCCounters, _inputs(
-            VerifyInterfacesPFCCounters, name, "No PFC frame sent or received on the lossless ports (priority "
-            f"{', '.join(map(str, d.qos.pfc_priorities))}) since the counters were cleared",
+            VerifyInterfacesPFCCounters, name, _pfc_description(d.qos.pfc_priorities),
             interfaces=[i.name for i in ports], counters_threshold=PFC_THRESHOLD)))
     return [AntaTestDefinition(test=cls, inputs=inputs) for cls, inputs in tests]
+
+
+ASN_DESCRIPTION = ("BGP: the switch's AS and each neighbour's remote AS as designed (with VerifyBGPPeerSession: each "
+                   "peer runs the AS it is configured with)")
+PING_DESCRIPTION = "Each routed link's far end answers a ping from this end"
+
+
+def _pfc_description(priorities: Sequence[int]) -> str:
+    return (f"No PFC frame sent or received on the lossless ports (priority {', '.join(map(str, priorities))}) "
+            "since the counters were cleared")
+
+
+def _common_mtu(ports: Sequence[Interface]) -> int:
+    """The MTU most of the ports have (the lowest of those tied)."""
+    common = Counter(i.mtu for i in ports).most_common()
+    return min(m for m, n in common if n == common[0][1])
 
 
 def _port_description(peer: str, port: str, cable: str | None) -> str:
@@ -247,8 +260,7 @@ def _own_tests_data(fabric: Fabric, d: Device) -> list[tuple[type[AntaTest], dic
             {"peer_address": _address_text(n.address), "vrf": "default",
              "description": peer_description(n.peer, n.remote_as)} for n in r.neighbors])),
         (VerifyRunningConfig, _dumped(
-            name, "BGP: the switch's AS and each neighbour's remote AS as designed (with "
-            "VerifyBGPPeerSession: each peer runs the AS it is configured with)", rules=[{
+            name, ASN_DESCRIPTION, rules=[{
                 "section": [f"router bgp {r.asn}"], "entries": [
                     {"match": f"neighbor {_address_text(n.address)} remote-as {n.remote_as}",
                      "description": n.peer.replace(":", " ", 1)} for n in r.neighbors]}])),
@@ -260,11 +272,9 @@ def _own_tests_data(fabric: Fabric, d: Device) -> list[tuple[type[AntaTest], dic
               "repeat": 1, "description": f"{i.peer} {i.peer_port}"}
              for i in ports for own, peer in ((i.ipv4, i.peer_ipv4), (i.ipv6, i.peer_ipv6)) if own and peer]
     if hosts:
-        tests.append((VerifyReachability, _dumped(name, "Each routed link's far end answers a ping from this end",
-                                                  hosts=hosts)))
+        tests.append((VerifyReachability, _dumped(name, PING_DESCRIPTION, hosts=hosts)))
     if ports:
-        common = Counter(i.mtu for i in ports).most_common()
-        mtu = min(m for m, n in common if n == common[0][1])
+        mtu = _common_mtu(ports)
         tests.append((VerifyInterfacesSpeed, _dumped(name, None, interfaces=[
             {"name": _port(i.name), "speed": _speed(i.speed_gbps),
              "description": _port_description(i.peer, i.peer_port, cable.get(i.name))} for i in ports])))
@@ -272,9 +282,8 @@ def _own_tests_data(fabric: Fabric, d: Device) -> list[tuple[type[AntaTest], dic
                                            specific_mtu=[{_port(i.name): _int(i.mtu)} for i in ports])))
     if d.qos is not None and d.qos.pfc_priorities and ports:
         tests.append((VerifyInterfacesPFCCounters, _dumped(
-            name, "No PFC frame sent or received on the lossless ports (priority "
-            f"{', '.join(map(str, d.qos.pfc_priorities))}) since the counters were cleared",
-            interfaces=[_port(i.name) for i in ports], counters_threshold=PFC_THRESHOLD)))
+            name, _pfc_description(d.qos.pfc_priorities), interfaces=[_port(i.name) for i in ports],
+            counters_threshold=PFC_THRESHOLD)))
     return tests
 
 
