@@ -22,7 +22,7 @@ import hashlib
 import os
 import shutil
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -114,11 +114,12 @@ def design_spec(path: str | Path, cluster: Cluster, site: SiteMember | None = No
 
 
 def render(fabric: Fabric, ctx: RenderContext, only: tuple[str, ...] | None = None,
-           progress: Progress | None = None) -> dict[str, Files]:
+           progress: Progress | None = None, sink: Sink | None = None) -> dict[str, Files]:
     """{target name: its files} for every registered target (or only the named ones), each validated: one list of
-    tasks (device chunks of every device target, every fabric-wide target) on all cores (`teton.targets.schedule`)."""
+    tasks (device chunks of every device target, every fabric-wide target) on all cores (`teton.targets.schedule`);
+    `sink`: handed each task's files as it ends (`render_targets`)."""
     chosen = [t for t in targets.targets() if not only or t.name in only]
-    return render_targets(fabric, ctx, chosen, progress)
+    return render_targets(fabric, ctx, chosen, progress, sink=sink)
 
 
 def _sha(content: str | bytes) -> str:
@@ -177,6 +178,89 @@ def manifest_entries(rendered: dict[str, Files], known: dict[str, tuple[str, int
     return entries, {name: targets.get(name).version for name, files in rendered.items() if files}
 
 
+Sink = Callable[[str, Files], None]
+
+
+class _Stager:
+    """Writes a build's files into its staging folder `tmp` (`publish`'s), on `WRITERS` threads: `put` as the render
+    hands each task's files over (`write_rendering`: while the workers render the rest), `finish` with the render's
+    final files, which writes what was not put, or was put with other content, and gives the manifest's entries.
+
+    Each file's folder is made and confined (`inside`: no segment leads out of `tmp`) in the calling thread before its
+    write is queued; a path `put` twice is written again only after its first write ended (two writes of one path
+    never race).  Each file is encoded once, for its bytes and its manifest entry (sha256 and size; `known`: from the
+    render cache, not hashed again).  Opening, hashing and writing a file release the GIL: a build of 10,000 files
+    spends most of its time in the file system."""
+
+    def __init__(self, tmp: Path) -> None:
+        self.tmp = tmp
+        self.resolved = os.path.realpath(tmp)
+        self.made: set[Path] = set()
+        self.pool = ThreadPoolExecutor(max_workers=WRITERS)
+        self.sent: dict[str, tuple[str, Future[tuple[str, int]]]] = {}
+        self.known: dict[str, tuple[str, int]] | None = None
+
+    def _folder(self, rel: str) -> None:
+        parent = (self.tmp / rel).parent
+        if parent not in self.made:
+            parent.mkdir(parents=True, exist_ok=True)
+            if not inside(parent, self.tmp, self.resolved):
+                raise OutputError(f"the file path {rel!r} leads out of the build folder; nothing was written")
+            self.made.add(parent)
+
+    def _write(self, rel: str, content: str) -> tuple[str, int]:
+        data = content.encode("utf-8")
+        (self.tmp / rel).write_bytes(data)
+        hit = self.known.get(rel) if self.known else None
+        return hit if hit is not None else (_sha(data), len(data))
+
+    def _send(self, rel: str, content: str) -> Future[tuple[str, int]]:
+        was = self.sent.get(rel)
+        if was is not None:
+            if was[0] is content:
+                return was[1]
+            was[1].result()
+        self._folder(rel)
+        fut = self.pool.submit(self._write, rel, content)
+        self.sent[rel] = (content, fut)
+        return fut
+
+    def put(self, target: str, files: Files) -> None:
+        """Write `files` of `target` now (paths refused by `confined` first)."""
+        confined({target: files})
+        for rel, content in files.items():
+            self._send(rel, content)
+
+    def finish(self, rendered: dict[str, Files], known: dict[str, tuple[str, int]] | None = None,
+               ) -> dict[str, dict[str, Any]]:
+        """Write what `rendered` holds that is not written as it is; the manifest's entry of every file.  Two
+        targets giving one path: the later target's file (as `rendered`'s order); a path put but not in `rendered`
+        is removed."""
+        confined(rendered)
+        self.known = known
+        try:
+            order = [(name, rel, content) for name, files in rendered.items() for rel, content in sorted(files.items())]
+            last = {rel: i for i, (_, rel, _) in enumerate(order)}
+            order = [item for i, item in enumerate(order) if last[item[1]] == i]
+            for _, rel, _ in order:      # every folder made and confined, in order, before a file is written
+                self._folder(rel)
+            futures = [(name, rel, self._send(rel, content)) for name, rel, content in order]
+            entries = {}
+            for name, rel, fut in futures:
+                sha, size = fut.result()
+                entries[rel] = {"sha256": sha, "bytes": size, "target": name}
+            for rel in set(self.sent) - set(last):
+                self.sent[rel][1].result()
+                (self.tmp / rel).unlink()
+            return entries
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        """Wait for every queued write (a failed render's staging folder is removed only after)."""
+        self.pool.shutdown(wait=True)
+
+
 def write(out: Path, rendered: dict[str, Files], figures: dict[str, Any], *, force: bool = False,
           only: tuple[str, ...] | None = None,
           known: dict[str, tuple[str, int]] | None = None,
@@ -200,32 +284,7 @@ def write(out: Path, rendered: dict[str, Files], figures: dict[str, Any], *, for
     kept = tuple(sorted({e["target"] for e in keep.values() if e.get("target")}))
 
     def fill(tmp: Path) -> None:
-        # every folder made (and confined) first, in order; then each file encoded once, for its manifest entry
-        # (`manifest_entries`, the same entries) and its bytes, on a few threads (opening, hashing and writing a file
-        # release the GIL: a build of 10,000 files spends most of its time waiting on the file system)
-        made: set[Path] = set()
-        resolved = os.path.realpath(tmp)
-        order = [(name, rel, content) for name, files in rendered.items() for rel, content in sorted(files.items())]
-        last = {rel: i for i, (_, rel, _) in enumerate(order)}
-        order = [item for i, item in enumerate(order) if last[item[1]] == i]   # two targets' one path: the later's
-        for _, rel, _ in order:
-            parent = (tmp / rel).parent
-            if parent not in made:
-                parent.mkdir(parents=True, exist_ok=True)
-                if not inside(parent, tmp, resolved):
-                    raise OutputError(f"the file path {rel!r} leads out of the build folder; nothing was written")
-                made.add(parent)
-
-        def put(item: tuple[str, str, str]) -> tuple[str, dict[str, Any]]:
-            name, rel, content = item
-            data = content.encode("utf-8")
-            hit = known.get(rel) if known else None
-            (tmp / rel).write_bytes(data)
-            return rel, {"sha256": _sha(data) if hit is None else hit[0],
-                         "bytes": len(data) if hit is None else hit[1], "target": name}
-
-        with ThreadPoolExecutor(max_workers=WRITERS) as pool:
-            entries = dict(pool.map(put, order))
+        entries = _Stager(tmp).finish(rendered, known)
         root = out.resolve()
         for rel in sorted(keep):
             src, dst = out / rel, tmp / rel
@@ -240,17 +299,49 @@ def write(out: Path, rendered: dict[str, Files], figures: dict[str, Any], *, for
     return len(written) + len(keep) + 1, kept
 
 
+def write_rendering(out: Path, produce: Callable[[Sink], Rendered], *, force: bool = False,
+                    source: dict[str, str] | None = None) -> tuple[int, Rendered]:
+    """`write` of a whole build (no `only`) whose files are written while it renders: `produce(sink)` renders,
+    handing each task's files to `sink` as it ends, inside `publish`'s lock and staging folder, so the files of
+    the first tasks are on disk while the workers render the rest (about half a 24k build's writing time comes off
+    its wall time); then its final files complete the folder (`_Stager.finish`: what a device target's `finish`
+    added or a later task changed) and its manifest.  The same folder as `write(out, produced.files, ...)`: a
+    failed render or a refused path leaves `out` as it was (the staging folder is removed), the lock is held from
+    the render's start.  (files written, what `produce` returned)."""
+    box: list[tuple[int, Rendered]] = []
+
+    def fill(tmp: Path) -> None:
+        stager = _Stager(tmp)
+        try:
+            r = produce(stager.put)
+        except BaseException:
+            stager.close()
+            raise
+        entries = stager.finish(r.files, r.known)
+        versions = {name: targets.get(name).version for name, files in r.files.items() if files}
+        (tmp / MANIFEST).write_text(manifest_text(entries, r.figures, versions, source), encoding="utf-8")
+        box.append((len(entries) + 1, r))
+
+    publish(out, fill, force=force)
+    return box[0]
+
+
+Through = Callable[[Cluster, Callable[[Sink | None], Rendered]], Rendered]
+
+
 def render_spec(spec: str | Path, *, only: tuple[str, ...] | None = None, yang_dir: Path | None = None,
                 progress: Progress | None = None, timeout: float | None = None,
-                cache: RenderCache | None = None, live: bool = False) -> Rendered:
+                cache: RenderCache | None = None, live: bool = False, through: Through | None = None) -> Rendered:
     """Load, check, design and render `spec` in memory.  With a cache: a spec rendered before (same content, same
     code) is replayed from its record without designing; otherwise unchanged devices come from the cache, and the
     render is recorded.  `live`: the build is for the real fabric, so what only a simulation can run (synthetic
-    InfiniBand GUIDs) is an error."""
+    InfiniBand GUIDs) is an error.  `through(cluster, make)`: once the spec is loaded and designed (its errors
+    raised), the render itself is `make(sink)` called by `through` (a build's writer: `build`), else `make(None)`."""
     ctx = RenderContext(folders=reference_folders({"--yang-dir": yang_dir}), cache=cache)
     workers()       # a bad $TETON_WORKERS is an error even when the cache leaves nothing to render
     with paused_gc():
         cluster = load_spec(spec, timeout)
+        run: Through = through or (lambda _, make: make(None))
         if live and (refused := list(ib_live(cluster, str(spec)))):
             raise SpecError(with_lines(refused, spec_lines(spec)))
         key = record_key(cache, cluster, ctx, Path(spec).parent) if cache is not None else None
@@ -263,25 +354,51 @@ def render_spec(spec: str | Path, *, only: tuple[str, ...] | None = None, yang_d
                     progress("cache")
                 if only:
                     files = {t: f for t, f in files.items() if t in only}
-                return Rendered(cluster, None, files, record.figures, record_warnings(record, spec), record, known)
+                replayed = Rendered(cluster, None, files, record.figures, record_warnings(record, spec), record, known)
+                return run(cluster, lambda _: replayed)
         designed = design_spec(spec, cluster)
-        files = render(designed.fabric, ctx, only, progress)
-        figures = plan(designed.fabric)
-        if cache is not None and key is not None and not only:
-            record = save_record(cache, key, designed.fabric, files, figures, designed.warnings)
-        return Rendered(cluster, designed.fabric, files, figures, designed.warnings, record)
+
+        def make(sink: Sink | None) -> Rendered:
+            files = render(designed.fabric, ctx, only, progress, sink)
+            figures = plan(designed.fabric)
+            saved = record
+            if cache is not None and key is not None and not only:
+                saved = save_record(cache, key, designed.fabric, files, figures, designed.warnings)
+            return Rendered(cluster, designed.fabric, files, figures, designed.warnings, saved)
+
+        return run(cluster, make)
 
 
 def build(spec: str | Path, out: Path | None = None, *, only: tuple[str, ...] | None = None,
           yang_dir: Path | None = None, force: bool = False, progress: Progress | None = None,
           timeout: float | None = None, cache: RenderCache | None = None, live: bool = False) -> Build:
-    """Design `spec` and write its build folder (default build/<cluster>/); `cache`, `live`: see `render_spec`."""
-    r = render_spec(spec, only=only, yang_dir=yang_dir, progress=progress, timeout=timeout, cache=cache, live=live)
-    if progress:
-        progress("writing")
-    out = Path(out or Path("build") / r.cluster.name)
-    count, kept = write(out, r.files, r.figures, force=force, only=only, known=r.known, source=spec_source(r.cluster))
-    return Build(out, count, r.figures, r.warnings, tuple(r.files), kept, replayed=r.fabric is None)
+    """Design `spec` and write its build folder (default build/<cluster>/); `cache`, `live`: see `render_spec`.  A
+    whole build's files are written as they are rendered (`write_rendering`); with `only`, after (`write`)."""
+    if only:
+        r = render_spec(spec, only=only, yang_dir=yang_dir, progress=progress, timeout=timeout, cache=cache, live=live)
+        if progress:
+            progress("writing")
+        out = Path(out or Path("build") / r.cluster.name)
+        count, kept = write(out, r.files, r.figures, force=force, only=only, known=r.known,
+                            source=spec_source(r.cluster))
+        return Build(out, count, r.figures, r.warnings, tuple(r.files), kept, replayed=r.fabric is None)
+    where: list[tuple[Path, int]] = []
+
+    def through(cluster: Cluster, make: Callable[[Sink | None], Rendered]) -> Rendered:
+        def produce(sink: Sink) -> Rendered:
+            rendered = make(sink)
+            if progress:
+                progress("writing")
+            return rendered
+
+        folder = Path(out or Path("build") / cluster.name)
+        count, rendered = write_rendering(folder, produce, force=force, source=spec_source(cluster))
+        where.append((folder, count))
+        return rendered
+
+    r = render_spec(spec, yang_dir=yang_dir, progress=progress, timeout=timeout, cache=cache, live=live,
+                    through=through)
+    return Build(where[0][0], where[0][1], r.figures, r.warnings, tuple(r.files), (), replayed=r.fabric is None)
 
 
 def build_fabric(fabric: Fabric, out: Path, *, only: tuple[str, ...] | None = None, yang_dir: Path | None = None,

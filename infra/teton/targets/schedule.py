@@ -75,8 +75,12 @@ def _run(fabric: Fabric, ctx: RenderContext, by_name: dict[str, Target], task: T
 
 def render_targets(fabric: Fabric, ctx: RenderContext, chosen: Sequence[Target],
                    progress: Callable[[str], None] | None = None,
-                   executor: Executor | None = None) -> dict[str, Files]:
-    """{target name: its files} of every target in `chosen`, in that order; SpecError with every task's findings."""
+                   executor: Executor | None = None,
+                   sink: Callable[[str, Files], None] | None = None) -> dict[str, Files]:
+    """{target name: its files} of every target in `chosen`, in that order; SpecError with every task's findings.
+    `sink(target name, files)`: handed each task's files as the task ends (in the order tasks end; a build's writer
+    starts writing them while the others render, `teton.pipeline.write_rendering`).  What it is handed is not final:
+    a device target's `finish` may add files and a later task may give a path again; the returned dict is."""
     n_workers = workers()
     device_targets = [t for t in chosen if isinstance(t, DeviceTarget)]
     for t in device_targets:
@@ -104,6 +108,8 @@ def render_targets(fabric: Fabric, ctx: RenderContext, chosen: Sequence[Target],
     try:
         for i, result in executor(lambda task: _run(fabric, ctx, by_name, task), tasks):
             results[i] = result
+            if sink is not None and result[0]:
+                sink(tasks[i].target, result[0])
             left[tasks[i].target] -= 1
             advance()
     finally:

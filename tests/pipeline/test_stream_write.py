@@ -1,0 +1,101 @@
+"""A whole build's files are written while it renders (`teton.pipeline.write_rendering`): the folder is the one the
+render-then-write path publishes, byte for byte, and what the render hands over early is only a draft (a path given
+again, a file dropped, a path leading out, a render that fails half-way) that never reaches the published folder."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import write_spec
+from teton import pipeline
+from teton.findings import SpecError
+from teton.pipeline import Rendered, build, render_spec, spec_source, write, write_rendering
+from teton.pipeline.output import OutputError
+from teton.targets import schedule
+
+
+def _tree(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+@pytest.mark.parametrize("forked", [False, True], ids=["in-place", "forked-pool"])
+def test_a_build_written_while_it_renders_is_the_folder_written_after(tmp_path, lab_data, monkeypatch, forked):
+    """`build` streams; `render_spec` + `write` is the reference path.  Forked: the lab's tasks run in the forked
+    pool (its cost estimate forced over the threshold), so files arrive as tasks end, in any order."""
+    if forked:
+        monkeypatch.setattr(schedule, "MIN_FORK_COST", 0.0)
+    spec = write_spec(tmp_path, lab_data)
+    arrived: list[str] = []
+    real_put = pipeline._Stager.put
+
+    def put(self: pipeline._Stager, target: str, files: dict[str, str]) -> None:
+        arrived.append(target)
+        real_put(self, target, files)
+
+    monkeypatch.setattr(pipeline._Stager, "put", put)
+    streamed = build(spec, tmp_path / "streamed")
+    assert len(arrived) > 5, "the render handed its tasks' files over as they ended"
+    r = render_spec(spec)
+    count, _ = write(tmp_path / "after", r.files, r.figures, source=spec_source(r.cluster))
+    assert _tree(streamed.path) == _tree(tmp_path / "after")
+    assert streamed.files == count == len(_tree(streamed.path))
+
+
+def _fake(files: dict[str, dict[str, str]]) -> Rendered:
+    return Rendered(cluster=None, fabric=None, files=files, figures={"switches": 1},  # type: ignore[arg-type]
+                    warnings=[])
+
+
+def test_drafts_handed_over_early_are_settled_by_the_final_files(tmp_path):
+    """A path handed over twice with other content, a file handed over and then dropped, a path two targets give:
+    the folder holds exactly the final files (the later target's), the manifest their hashes."""
+    final = {"sonic": {"devices/a/config_db.json": "final a\n", "devices/b/config_db.json": "b\n",
+                       "shared.txt": "sonic's\n"},
+             "eos": {"devices/c/startup-config": "c\n", "shared.txt": "eos's\n"}}
+
+    def produce(sink):
+        sink("sonic", {"devices/a/config_db.json": "draft a\n", "devices/gone/config_db.json": "dropped\n"})
+        sink("sonic", {"devices/a/config_db.json": "second draft a\n"})
+        sink("eos", {"shared.txt": "eos's draft\n"})
+        sink("sonic", {"devices/b/config_db.json": final["sonic"]["devices/b/config_db.json"]})
+        return _fake(final)
+
+    out = tmp_path / "out"
+    count, _ = write_rendering(out, produce)
+    tree = _tree(out)
+    manifest = json.loads(tree.pop("manifest.json"))
+    assert tree == {"devices/a/config_db.json": b"final a\n", "devices/b/config_db.json": b"b\n",
+                    "devices/c/startup-config": b"c\n", "shared.txt": b"eos's\n"}
+    assert not (out / "devices" / "gone" / "config_db.json").exists()
+    assert manifest["files"]["shared.txt"]["target"] == "eos"
+    assert count == 5
+
+
+def test_a_failed_or_refused_render_leaves_the_previous_build_and_no_staging(tmp_path):
+    """Files handed over before the render fails (a SpecError) or before a path that leads out is handed over are
+    in the staging folder only: the previous build stays as it was and the staging folder is removed."""
+    out = tmp_path / "out"
+    write_rendering(out, lambda sink: _fake({"sonic": {"devices/a/config_db.json": "old\n"}}))
+    before = _tree(out)
+
+    def fails(sink):
+        sink("sonic", {"devices/a/config_db.json": "new\n", "devices/b/config_db.json": "new\n"})
+        raise SpecError([])
+
+    with pytest.raises(SpecError):
+        write_rendering(out, fails)
+    assert _tree(out) == before
+
+    def leads_out(sink):
+        sink("sonic", {"devices/a/config_db.json": "new\n"})
+        sink("sonic", {"../outside": "x\n"})
+        return _fake({})
+
+    with pytest.raises(OutputError, match="not a path inside the build folder"):
+        write_rendering(out, leads_out)
+    assert _tree(out) == before
+    assert not (tmp_path / "outside").exists()
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name != "out") == [".out.lock"]
