@@ -40,12 +40,12 @@ def sheet_of(c: Cable) -> str:
 
 def _defusable(text: str, start: int) -> bool:
     """Whether CSV text that `csv.writer` wrote may, from `start` (a line's start), hold a cell `csv_cell` changes:
-    one of its other separators (; tab CR |, tab and CR being formula characters too) anywhere, or a formula
-    character (= + - @) after a comma, a line end or a quote.  A few `str.find` (memchr-fast; a regular expression
-    over the 24k's 18 MB run list takes 5x as long)."""
-    if any(text.find(c, start) >= 0 for c in "\t\r;|"):
+    a tab or CR anywhere (each both a separator and a formula character), or a formula character (= + - @) after a
+    separator (; , LF |) or a quote (a quoted cell's start; an unquoted one starts after a comma or LF).  A few
+    `str.find` (memchr-fast; a regular expression over the 24k's 18 MB run list takes 5x as long)."""
+    if text.find("\t", start) >= 0 or text.find("\r", start) >= 0:
         return True
-    return any(text.find(f, start) >= 0 and any(text.find(x + f, start - 1) >= 0 for x in ',\n"') for f in "=+-@")
+    return any(text.find(f, start) >= 0 and any(text.find(x + f, start - 1) >= 0 for x in ',\n";|') for f in "=+-@")
 
 
 def csv_text_reference(columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
@@ -69,17 +69,24 @@ def csv_text(columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
     line end, the delimiter or the opening quote.  `_defusable` finds all of these (and more: a negative number's "-"
     after its delimiter), so none found proves that every cell is written as `csv_cell` leaves it; else the rows are
     written again cell by cell.  The header is written as it is either way and not searched (the body's first cell
-    follows the header's line end).  tests/targets/test_cabling_csv.py compares both on random cells."""
+    follows the header's line end).  The first `_PROBE` rows are searched first: where they need `csv_cell`, the rest
+    is not written twice.  tests/targets/test_cabling_csv.py compares both on random cells."""
     rows = [r if type(r) is list or type(r) is tuple else list(r) for r in rows]
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(columns)
     body = buf.tell()
-    w.writerows(rows)
+    w.writerows(rows[:_PROBE])          # where the first rows need `csv_cell` (so do most of the 24k IB's), no more
+    if _defusable(buf.getvalue(), body):
+        return csv_text_reference(columns, rows)
+    w.writerows(rows[_PROBE:])
     text = buf.getvalue()
     if not _defusable(text, body):
         return text
     return csv_text_reference(columns, rows)
+
+
+_PROBE = 64
 
 
 def run_list_csv(found: Iterable[Cable]) -> str:
