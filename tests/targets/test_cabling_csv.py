@@ -30,15 +30,20 @@ def _cell(rnd: random.Random) -> Any:
 
 def test_the_one_call_path_writes_the_cell_by_cell_text_on_random_rows(monkeypatch: pytest.MonkeyPatch) -> None:
     rnd = random.Random(43)
-    fallbacks = []
-    monkeypatch.setattr(runlist, "csv_text_reference",
-                        lambda c, r: fallbacks.append(1) or csv_text_reference(c, r))
+    fallbacks: list[int] = []
+
+    def counted(columns: Any, rows: Any) -> str:
+        fallbacks.append(1)
+        return csv_text_reference(columns, rows)
+
+    monkeypatch.setattr(runlist, "csv_text_reference", counted)
     for _ in range(3000):
         columns = [rnd.choice(["a", "-b", "=c", "d,e"]) for _ in range(rnd.randrange(1, 4))]
         rows = [[_cell(rnd) for _ in range(rnd.randrange(1, 5))] for _ in range(rnd.randrange(4))]
         assert csv_text(columns, rows) == csv_text_reference(columns, rows), rows
         assert csv_text(columns, (tuple(r) for r in rows)) == csv_text_reference(columns, rows)
-        assert csv_text(columns, [iter(r) for r in rows]) == csv_text_reference(columns, rows)
+        iterators: list[Any] = [iter(r) for r in rows]     # rows as one-pass iterables
+        assert csv_text(columns, iterators) == csv_text_reference(columns, rows)
     assert 1000 < len(fallbacks) < 5000   # both paths taken often
 
 

@@ -21,6 +21,7 @@ cable id changes.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from itertools import chain
 from typing import NamedTuple
 
@@ -156,7 +157,7 @@ def neighbours_json(fabric: Fabric) -> str:
     return "{\n" + ",\n".join(lines) + "\n}\n"
 
 
-def _ports_json(found: list[Neighbour], ports: dict[str, dict[str, object]]) -> str:
+def _ports_json(found: list[Neighbour], ports: Mapping[str, object]) -> str:
     """`json.dumps(ports, sort_keys=True, separators=(",", ":"))`, the same text, by orjson where that is proven the
     same (5x faster: 0.4 s of the 24k's 0.6 s for neighbours.json).
 
