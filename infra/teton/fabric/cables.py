@@ -46,7 +46,7 @@ from teton.catalogue.media import (
     smf_pmd,
 )
 from teton.fabric.floor import FloorPlan, Place, length_class, link_m, places
-from teton.fabric.model import Fabric, Link
+from teton.fabric.model import Device, End, Fabric, Link
 from teton.fabric.physical import Ends
 
 OPTICAL = ("smf", "mmf")
@@ -94,12 +94,27 @@ class Cable(NamedTuple):
 def cable_id(fabric: Fabric, link: Link, ordinal: int | None = None) -> str:
     """`<rack>-<RU>-<port>` of the switch end in the link's rack (the lower end when both are), else the lower end.
     `ordinal`: that end's port ordinal when the caller has it (else read from the device)."""
-    ends = [e for e in (link.a, link.b) if fabric.device(e.device).rack == link.rack
-            and fabric.device(e.device).nos is not None] or [link.a]
-    device = fabric.device(ends[0].device)
+    end, device = cable_end(fabric, link)
     if ordinal is None:
-        port = device.interface(ends[0].port)
+        port = device.interface(end.port)
         ordinal = port.ordinal if port is not None else 0
+    return cable_label(link, device, ordinal)
+
+
+def cable_end(fabric: Fabric, link: Link) -> tuple[End, Device]:
+    """The end a cable is named after, and its device: the switch end in the link's rack (the lower end when both
+    are), else the lower end."""
+    a, b = link.a, link.b
+    da, db = fabric.device(a.device), fabric.device(b.device)
+    if da.rack == link.rack and da.nos is not None:
+        return a, da
+    if db.rack == link.rack and db.nos is not None:
+        return b, db
+    return a, da
+
+
+def cable_label(link: Link, device: Device, ordinal: int) -> str:
+    """`<rack>-<RU>-<port>`: the id of `link`'s cable, named after its end on `device` (`cable_end`), port `ordinal`."""
     return f"{link.rack}-{device.ru:02d}-{ordinal:03d}"
 
 

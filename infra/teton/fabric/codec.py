@@ -18,6 +18,9 @@ _UNSEEN: Any = object()
 
 
 def to_json(x: Any) -> Any:
+    """`x` as plain JSON data: a dataclass as a dict of its fields, a tuple (a NamedTuple too) as a list, recursively;
+    anything else as it is.  A plain item (str, int, float, bool, None) is taken as it is without the call (what the
+    call would return): the 24k's routing intents are 2.5M values, 1.9M of them plain (fabric.json 0.3 s -> 0.2 s)."""
     t = type(x)
     if t in _PLAIN:
         return x
@@ -25,9 +28,13 @@ def to_json(x: Any) -> Any:
     if names is _UNSEEN:
         names = _FIELDS[t] = tuple(f.name for f in dataclasses.fields(t)) if dataclasses.is_dataclass(t) else None
     if names is not None:
-        return {name: to_json(getattr(x, name)) for name in names}
+        out = {}
+        for name in names:
+            v = getattr(x, name)
+            out[name] = v if type(v) in _PLAIN else to_json(v)
+        return out
     if isinstance(x, tuple):
-        return [to_json(v) for v in x]
+        return [v if type(v) in _PLAIN else to_json(v) for v in x]
     return x
 
 
