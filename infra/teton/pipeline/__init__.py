@@ -50,8 +50,8 @@ from teton.pipeline.record import (
 from teton.spec.load import load_spec, spec_lines, with_lines
 from teton.spec.model import Cluster
 from teton.targets import Files, RenderContext, reference_folders
-from teton.targets.parallel import workers
-from teton.targets.schedule import render_targets
+from teton.targets.parallel import aside, workers
+from teton.targets.schedule import forks, render_targets
 from teton.validate.rendered import validate_rendered
 
 Progress = Callable[[str], None]
@@ -101,13 +101,30 @@ def load_and_design(path: str | Path, *, timeout: float | None = None) -> Design
 def design_spec(path: str | Path, cluster: Cluster, site: SiteMember | None = None) -> Designed:
     """Check and design `cluster`, loaded from the spec at `path` (findings name it, with lines); `site`: as a member
     of a site (`teton.design.site`)."""
+    fabric, found = _design_unchecked(path, cluster, site)
+    return _checked(path, cluster, fabric, found, fabric_findings(fabric, str(path), cluster))
+
+
+def _design_unchecked(path: str | Path, cluster: Cluster, site: SiteMember | None = None,
+                      ) -> tuple[Fabric, list[Finding]]:
+    """`design_spec` up to the fabric's checks: the spec's checks (SpecError on an error) and the design."""
     file = str(path)
     findings = check_spec(cluster, file) + list(targets.check_nos(cluster, file)) + list(
         targets.check_port_naming(cluster, file))
     if errors(findings):
         raise SpecError(with_lines(findings, spec_lines(path)))
-    fabric = design(cluster, Path(file).parent, site)
-    findings += check_fabric(fabric, file, cluster) + targets.check_fabric(fabric, file)
+    return design(cluster, Path(file).parent, site), findings
+
+
+def fabric_findings(fabric: Fabric, file: str, cluster: Cluster) -> list[Finding]:
+    """The fabric's rules and what each target says it cannot spell (`design_spec`'s checks after the design)."""
+    return check_fabric(fabric, file, cluster) + targets.check_fabric(fabric, file)
+
+
+def _checked(path: str | Path, cluster: Cluster, fabric: Fabric, found: list[Finding],
+             more: list[Finding]) -> Designed:
+    """`design_spec`'s end: the spec's findings and the fabric's, with lines; SpecError with all if any is an error."""
+    findings = found + more
     findings = with_lines(findings, spec_lines(path)) if findings else findings
     if errors(findings):
         raise SpecError(findings)
@@ -357,15 +374,36 @@ def render_spec(spec: str | Path, *, only: tuple[str, ...] | None = None, yang_d
                     files = {t: f for t, f in files.items() if t in only}
                 replayed = Rendered(cluster, None, files, record.figures, record_warnings(record, spec), record, known)
                 return run(cluster, lambda _: replayed)
-        designed = design_spec(spec, cluster)
+        fabric, found = _design_unchecked(spec, cluster)
+        chosen = [t for t in targets.targets() if not only or t.name in only]
+        checks = aside(lambda: fabric_findings(fabric, str(spec), cluster)) if forks(fabric, ctx, chosen) else None
+        designed = _checked(spec, cluster, fabric, found, fabric_findings(fabric, str(spec), cluster)) \
+            if checks is None else None
 
         def make(sink: Sink | None) -> Rendered:
-            files = render(designed.fabric, ctx, only, progress, sink)
-            figures = plan(designed.fabric)
+            nonlocal designed
+
+            def watch(target: str, files: Files) -> None:   # the fabric's errors as soon as the checks are in
+                nonlocal designed
+                if designed is None and checks is not None and checks.ready():
+                    designed = _checked(spec, cluster, fabric, found, checks.result())
+                if sink is not None:
+                    sink(target, files)
+
+            try:
+                files = render(fabric, ctx, only, progress, watch)
+            except Exception:
+                if designed is None and checks is not None:     # the checks' errors first, as without the aside
+                    designed = _checked(spec, cluster, fabric, found, checks.result())
+                raise
+            if designed is None and checks is not None:
+                designed = _checked(spec, cluster, fabric, found, checks.result())
+            assert designed is not None
+            figures = plan(fabric)
             saved = record
             if cache is not None and key is not None and not only:
-                saved = save_record(cache, key, designed.fabric, files, figures, designed.warnings)
-            return Rendered(cluster, designed.fabric, files, figures, designed.warnings, saved)
+                saved = save_record(cache, key, fabric, files, figures, designed.warnings)
+            return Rendered(cluster, fabric, files, figures, designed.warnings, saved)
 
         return run(cluster, make)
 

@@ -11,7 +11,7 @@ import multiprocessing as mp
 import os
 import signal
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeVar, cast
 
 from teton import environment
 from teton.findings import Finding, SpecError, TetonError
@@ -101,6 +101,74 @@ def forked_pool(fn: Callable[[Any], T], tasks: Sequence[Any]) -> Iterator[tuple[
         _TASKS = None
     if failed is not None:
         raise failed[1]
+
+
+class Aside(Generic[T]):
+    """`fn()` computed beside the caller (`aside`): `ready()` says whether its answer is in, `result()` waits for it
+    and returns it (or raises what `fn` raised)."""
+
+    def __init__(self, fn: Callable[[], T]) -> None:
+        self._fn = fn
+        self._answer: tuple[bool, Any] | None = None
+        self._conn: Any = None
+        self._proc: Any = None
+
+    def ready(self) -> bool:
+        if self._answer is None and self._conn is not None and self._conn.poll():
+            self._receive()
+        return self._answer is not None
+
+    def result(self) -> T:
+        if self._answer is None:
+            if self._conn is not None:
+                self._receive()
+            else:
+                self._answer = _attempt(self._fn)
+        assert self._answer is not None
+        ok, value = self._answer
+        if not ok:
+            raise value
+        return cast(T, value)
+
+    def _receive(self) -> None:
+        try:
+            self._answer = self._conn.recv()
+        except (EOFError, OSError):   # the process died before answering (killed): computed here instead
+            self._answer = _attempt(self._fn)
+        finally:
+            self._conn.close()
+            self._conn = None
+            self._proc.join()
+
+
+def _attempt(fn: Callable[[], T]) -> tuple[bool, Any]:
+    try:
+        return True, fn()
+    except Exception as exc:  # noqa: BLE001 - raised again by Aside.result in the caller
+        return False, exc
+
+
+def _aside_main(fn: Callable[[], Any], conn: Any, parent: int) -> None:
+    _die_with_parent(parent)
+    conn.send(_attempt(fn))
+    conn.close()
+
+
+def aside(fn: Callable[[], T]) -> Aside[T]:
+    """Start `fn()` in a forked process of its own (it inherits what `fn` reads, as the workers do) and return at
+    once; where forking is not possible or there is one worker, `fn()` runs here, now.  What `fn` returns or raises
+    must pickle.  Call it before any thread is started (a fork copies only the calling thread)."""
+    a: Aside[T] = Aside(fn)
+    if workers() <= 1 or "fork" not in mp.get_all_start_methods() or mp.current_process().daemon:
+        a._answer = _attempt(fn)
+        return a
+    ctx = mp.get_context("fork")
+    receiver, sender = ctx.Pipe(duplex=False)
+    a._proc = ctx.Process(target=_aside_main, args=(fn, sender, os.getpid()), daemon=True)
+    a._proc.start()
+    sender.close()
+    a._conn = receiver
+    return a
 
 
 def _run_chunk(bounds: tuple[int, int]) -> Any:

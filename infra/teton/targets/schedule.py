@@ -62,6 +62,12 @@ def plan_tasks(fabric: Fabric, ctx: RenderContext, chosen: Sequence[Target], n_w
     return sorted(tasks, key=lambda k: (-k.cost, order[k.target]))
 
 
+def forks(fabric: Fabric, ctx: RenderContext, chosen: Sequence[Target]) -> bool:
+    """Whether `render_targets` of `chosen` would fork its workers (more than one, and work enough to pay)."""
+    n = workers()
+    return n > 1 and sum(k.cost for k in plan_tasks(fabric, ctx, chosen, n)) >= MIN_FORK_COST
+
+
 def _run(fabric: Fabric, ctx: RenderContext, by_name: dict[str, Target], task: Task) -> tuple[Files, list[Finding]]:
     target = by_name[task.target]
     if task.devices is not None:
@@ -105,8 +111,9 @@ def render_targets(fabric: Fabric, ctx: RenderContext, chosen: Sequence[Target],
 
     advance()
     base._STATES = {}
+    ended = executor(lambda task: _run(fabric, ctx, by_name, task), tasks)
     try:
-        for i, result in executor(lambda task: _run(fabric, ctx, by_name, task), tasks):
+        for i, result in ended:
             results[i] = result
             if sink is not None and result[0]:
                 sink(tasks[i].target, result[0])
@@ -114,6 +121,9 @@ def render_targets(fabric: Fabric, ctx: RenderContext, chosen: Sequence[Target],
             advance()
     finally:
         base._STATES = None
+        close = getattr(ended, "close", None)
+        if close is not None:   # a sink that raised: the forked pool's workers are ended now, not when collected
+            close()
     while shown < len(chosen):
         advance()
     # assembled in target order, device chunks in device order: the same whichever worker ran what
