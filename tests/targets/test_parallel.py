@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import os
+import time
 from pathlib import Path
 
+from teton.targets import parallel
 from teton.targets.parallel import MIN_PER_WORKER, map_chunks
 
 NAMES = [f"sw{i:04d}" for i in range(4 * MIN_PER_WORKER)]
@@ -71,3 +73,23 @@ def test_a_failed_task_ends_the_pool_without_hanging_on_a_sibling_sending_its_re
     env = {**os.environ, "TETON_WORKERS": "2", "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "infra")}
     done = subprocess.run([sys.executable, "-c", _HANG], capture_output=True, text=True, timeout=120, env=env)
     assert done.returncode == 0 and "raised: task 0 failed" in done.stdout, done.stdout + done.stderr
+
+
+def _slow(task: int) -> int:
+    time.sleep(0.2)
+    return task
+
+
+def test_a_consumer_that_stops_early_ends_the_pool_at_once_without_terminate(monkeypatch):
+    """A build's consumer raises between results (a refused path, the fabric's checks' errors): closing the executor
+    skips the tasks not started and joins the workers (close + join: terminate() hung a 24k render's pool on a
+    worker killed while it held the task queue's lock, and hung a test of a refused path the same way)."""
+    monkeypatch.setenv("TETON_WORKERS", "2")
+    monkeypatch.setattr(mp.pool.Pool, "terminate", lambda self: (_ for _ in ()).throw(AssertionError("terminate")))
+    started = time.monotonic()
+    results = parallel.forked_pool(_slow, list(range(200)))
+    first = next(results)
+    results.close()
+    assert first[1] in range(200)
+    assert time.monotonic() - started < 10, "200 tasks of 0.2 s on 2 workers would take 20 s: the rest were skipped"
+    assert not mp.active_children(), "every worker has ended"

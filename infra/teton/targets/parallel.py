@@ -54,14 +54,21 @@ class Executor(Protocol):
     def __call__(self, fn: Callable[[Any], T], tasks: Sequence[Any]) -> Iterator[tuple[int, T]]: ...
 
 
-_TASKS: tuple[Callable[[Any], Any], Sequence[Any]] | None = None
+_TASKS: tuple[Callable[[Any], Any], Sequence[Any], Any] | None = None
+
+
+class Skipped(TetonError):
+    """A task not run: the pool's consumer stopped taking results (`forked_pool`)."""
 
 
 def _run_task(index: int) -> tuple[int, bool, Any]:
     """(index, True, result) or (index, False, the exception): a task's exception comes back as a value, so the pool
-    drains and ends with close + join, never terminate() while a sibling is sending its result."""
+    drains and ends with close + join, never terminate() while a sibling is sending its result; once the consumer
+    has stopped (`stop` set), the tasks left are skipped, so that drain is quick."""
     assert _TASKS is not None
-    fn, tasks = _TASKS
+    fn, tasks, stop = _TASKS
+    if stop.is_set():
+        return index, False, Skipped(f"task {index}")
     try:
         return index, True, fn(tasks[index])
     except Exception as exc:  # noqa: BLE001 - re-raised in the parent once every task has ended
@@ -83,8 +90,10 @@ def forked_pool(fn: Callable[[Any], T], tasks: Sequence[Any]) -> Iterator[tuple[
         yield from in_place(fn, tasks)
         return
     global _TASKS
-    _TASKS = (fn, tasks)
-    pool = mp.get_context("fork").Pool(n, initializer=_die_with_parent, initargs=(os.getpid(),))
+    context = mp.get_context("fork")
+    stop = context.Event()
+    _TASKS = (fn, tasks, stop)
+    pool = context.Pool(n, initializer=_die_with_parent, initargs=(os.getpid(),))
     failed: tuple[int, Exception] | None = None       # the failed task of the lowest index: the same error each run
     try:
         for i, ok, value in pool.imap_unordered(_run_task, range(len(tasks))):
@@ -94,6 +103,13 @@ def forked_pool(fn: Callable[[Any], T], tasks: Sequence[Any]) -> Iterator[tuple[
                 yield i, value
         pool.close()    # close + join, not terminate(): see map_chunks
         pool.join()
+    except GeneratorExit:
+        # the consumer stopped early (an error of its own, e.g. a refused path or the fabric's checks): the tasks
+        # not started are skipped and the running ones end; close + join again, as terminate() can hang a worker
+        stop.set()
+        pool.close()
+        pool.join()
+        raise
     except BaseException:
         pool.terminate()
         raise
