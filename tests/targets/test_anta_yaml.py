@@ -87,3 +87,14 @@ def test_a_sample_of_the_24k_catalogs_is_written_directly_as_libyaml_writes_it()
     fabric = load_and_design(REF24K).fabric
     assert {d.role for d in fabric.switches("eos")[::12]} == {d.role for d in fabric.switches("eos")}
     assert _check_catalogs(fabric, 12) == 16
+
+
+def test_a_str_remembered_as_key_or_value_is_written_as_when_first_met(monkeypatch: pytest.MonkeyPatch) -> None:
+    writer = anta_catalog._YamlWriter()
+    monkeypatch.setattr(anta_catalog, "_WRITER", writer)
+    monkeypatch.setattr(anta_catalog._YamlWriter, "MAX_ASKED", 50)   # the memos start over too
+    docs = [{s: s, "k": [s, {s: 1}]} for s in TRICKY] + [{"a": {s: [s] for s in TRICKY[:40]}}]
+    for _ in range(2):
+        for doc in docs:
+            assert dump_yaml(doc) == dump_yaml_reference(doc), doc
+    assert writer.keys and writer.values and len(writer.values) <= 50

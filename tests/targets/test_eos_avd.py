@@ -545,3 +545,65 @@ def test_inlined_defined_test_answers_as_plain_defined(tmp_path: Path) -> None:
     outcomes = [outcome(fast.probes, x) for x in values]
     assert outcomes == [outcome(slow.probes, x) for x in values]
     assert sum(isinstance(o, str) for o in outcomes) == 1
+
+
+def _natural_sort_outcome(fn, iterable, args, kwargs) -> tuple:   # noqa: ANN001 - the filter under test
+    try:
+        return ("ok", fn(iterable, *args, **kwargs))
+    except Exception as exc:  # noqa: BLE001 - the same error is the point
+        return ("raised", type(exc), str(exc))
+
+
+def test_memo_natural_sort_answers_as_pyavds_on_random_data() -> None:
+    import random
+
+    from jinja2.utils import Namespace
+    from markupsafe import Markup
+    from pyavd.j2filters.natural_sort import _alphanum_key, natural_sort
+
+    ours = eos_avd._memo_natural_sort(natural_sort, _alphanum_key)
+    rnd = random.Random(2026)
+    scalars = ["Ethernet1/10/1", "ethernet1/2/1", "Ethernet1/2/1", "10.0.0.10", "10.0.0.9", "a", "", "B", "b02",
+               "b2", "x10y", "\u0661\u0662", "²3", 0, 7, 10, -3, 2**70, True, False, 1.5, None, Markup("E10"),
+               ("t", 1)]
+
+    def item() -> object:
+        kind = rnd.randrange(6)
+        if kind < 2:
+            return rnd.choice(scalars)
+        if kind < 5:
+            d = {k: rnd.choice(scalars) for k in rnd.sample(["name", "id", "other"], rnd.randrange(3))}
+            return d if kind < 4 else Namespace(**d)
+        return rnd.choice([{"name": {"nested": 1}}, {"name": [1, 2]}, []])
+
+    calls = 0
+    for round_ in range(4000):
+        iterable = [item() for _ in range(rnd.randrange(5))]
+        if rnd.random() < 0.3:   # one kind only: mostly sortable
+            iterable = [x for x in iterable if type(x) is dict] or [rnd.choice(scalars[:12]) for _ in range(3)]
+        args: tuple = (rnd.choice([None, "name", "id"]),) if rnd.random() < 0.8 else ()
+        kwargs = {k: v for k, v in [("strict", rnd.choice([True, False])),
+                                    ("ignore_case", rnd.choice([True, False, 0, 1, "", None])),
+                                    ("default_value", rnd.choice([None, "0", 5, "z9"]))] if rnd.random() < 0.4}
+        special = rnd.randrange(5) if round_ % 500 == 0 else -1   # not a list: made anew for each filter
+
+        def make(special: int = special, iterable: list = iterable) -> object:
+            return ([None, jinja2.Undefined(), pyavd_undefined(), (x for x in "b10a2"), {"b": 1, "a": 2}][special]
+                    if special >= 0 else list(iterable))
+
+        want = _natural_sort_outcome(natural_sort, make(), args, kwargs)
+        assert _natural_sort_outcome(ours, make(), args, kwargs) == want, (iterable, args, kwargs)
+        calls += want[0] == "ok"
+    assert 1000 < calls < 3900   # sorted and failed both often
+
+
+def pyavd_undefined() -> object:
+    from pyavd.templater import Undefined
+
+    return Undefined(name="x")
+
+
+def test_the_reused_templar_sorts_with_the_memo_natural_sort() -> None:
+    render = eos_avd._reused_templar()
+    assert render is not None
+    assert render.environment.filters["arista.avd.natural_sort"].__qualname__.startswith("_memo_natural_sort")

@@ -69,3 +69,21 @@ def test_every_lab_structured_config_is_written_as_json_dumps_writes_it(lab_fabr
     want = [dump_json_reference(c) for c in configs]
     monkeypatch.setattr(jsonout, "dump_json_reference", lambda cfg: pytest.fail("fell back"))
     assert [dump_json(c) for c in configs] == want
+
+
+def test_the_possessive_float_patterns_find_what_the_backtracking_ones_find() -> None:
+    import re
+
+    rnd = random.Random(11)
+    plain = {jsonout._FLOAT_VALUE: re.compile(rb'": -?[0-9]+[.eE]'),
+             jsonout._FLOAT_ITEM: re.compile(rb"\n *-?[0-9]+[.eE]")}
+    found = 0
+    for _ in range(20000):
+        text = b"".join(rnd.choice([b"\n", b" ", b"  ", b'": ', b"-", b"1", b"23", b".", b"e", b"E", b"x", b'"'])
+                        for _ in range(rnd.randrange(12)))
+        for fast, slow in plain.items():
+            want = slow.search(text)
+            got = fast.search(text)
+            assert (got and got.span()) == (want and want.span()), text
+            found += bool(want)
+    assert found > 300
