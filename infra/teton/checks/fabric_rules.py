@@ -93,14 +93,12 @@ def loopback_clash(f: Fabric, file: str) -> Iterator[Finding]:
 
 
 def link_mismatch(f: Fabric, file: str) -> Iterator[Finding]:
-    """The two ends of a link disagree on speed or MTU, or a port is slower than its link."""
-    by_port = {}
-    for d in f.devices.values():
-        for i in d.interfaces:
-            by_port[(d.name, i.name)] = i
+    """The two ends of a link disagree on speed or MTU, or a port is slower than its link.  The ends' text and the
+    plane are spelled only for a link that disagrees (the b end is a device of `f`: its port was found)."""
+    by_port = {(d.name, i.name): i for d in f.devices.values() for i in d.interfaces}
     for link in f.links:
         ia, ib = by_port.get((link.a.device, link.a.port)), by_port.get((link.b.device, link.b.port))
-        if ia is None or ib is None:
+        if ia is None or ib is None or (ia.speed_gbps == ib.speed_gbps and ia.mtu == ib.mtu):
             continue
         where = f"{link.a.device} {link.a.port} <-> {link.b.device} {link.b.port}"
         plane = _PLANE_PATH[f.device(link.b.device).plane]

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from teton.catalogue.media import AEC_REACH_M, AOC_REACH_M, DAC_REACH_M, FIBRES, PMDS, shared_mode
 from teton.fabric.cables import OPTICAL, Cable, CableEnd, cables
 from teton.fabric.model import Fabric
-from teton.fabric.physical import Ends, tier_path
+from teton.fabric.physical import Ends, Placed, tier_path
 from teton.findings import Finding
 
 HOST_SIDE_PMDS = {8: ("DR4", "FR4", "LR4", "SR8"), 4: ("DR4", "FR4", "LR4", "SR4")}
@@ -29,12 +29,19 @@ def _ends(c: Cable) -> str:
 
 
 def physical(f: Fabric, file: str) -> Iterator[Finding]:
+    """Each cable's problems (`_problems`), grouped by spec path and problem.  Each end's device, cage and port are
+    looked up once per cable (`Ends.both`) and a tier's `medium_down` path once per role: a 24k fabric has 67,000
+    cables."""
     ends = Ends(f.models)
     grouped: dict[tuple[str, str], list[tuple[Cable, str]]] = {}
+    paths: dict[str, str] = {}
+    device = f.device
     for c in cables(f):
-        upper = f.device(c.b.device)
-        medium_path = f"{tier_path(upper.role)}.medium_down"
-        for path, problem, fix in _problems(f, ends, c, medium_path):
+        da, db = device(c.a.device), device(c.b.device)
+        medium_path = paths.get(db.role)
+        if medium_path is None:
+            medium_path = paths[db.role] = f"{tier_path(db.role)}.medium_down"
+        for path, problem, fix in _problems(ends, c, da, db, medium_path):
             grouped.setdefault((path, problem), []).append((c, fix))
     for (path, problem), found in sorted(grouped.items()):
         c, fix = found[0]
@@ -42,15 +49,15 @@ def physical(f: Fabric, file: str) -> Iterator[Finding]:
         yield Finding(file, path, f"{_ends(c)}: {problem}{more}; {fix}", rule="physical")
 
 
-def _problems(f: Fabric, ends: Ends, c: Cable, medium_path: str) -> Iterator[tuple[str, str, str]]:
-    for e in (c.a, c.b):
-        d = f.device(e.device)
-        port = ends.port(d, e.port)
+def _problems(ends: Ends, c: Cable, da: Placed, db: Placed, medium_path: str) -> Iterator[tuple[str, str, str]]:
+    """What is wrong with cable `c`, whose ends are on devices `da` and `db`."""
+    ea, port_a = ends.both(da, c.a.port)
+    eb, port_b = ends.both(db, c.b.port)
+    for d, port in ((da, port_a), (db, port_b)):
         if port is not None and port.speeds and c.speed_gbps not in port.speeds:
             yield (f"{tier_path(d.role)}.model", f"cage {port.cage} of {d.model} does not run {c.speed_gbps}G "
                    f"(it runs {', '.join(f'{s}G' for s in port.speeds)}), so no {c.speed_gbps}G module or cable "
                    "works there", "place the port on a cage that runs it (the box's port map) or run the link slower")
-    ea, eb = ends.electrical(f.device(c.a.device), c.a.port), ends.electrical(f.device(c.b.device), c.b.port)
     if c.medium in ("dac", "aoc"):
         mode = shared_mode(ea, eb, c.speed_gbps)
         kind = "a passive DAC" if c.medium == "dac" else "an AOC without a gearbox"

@@ -45,7 +45,7 @@ from teton.catalogue.media import (
     shared_mode,
     smf_pmd,
 )
-from teton.fabric.floor import FloorPlan, Place, length_class, link_m, places
+from teton.fabric.floor import FloorPlan, OpticRule, Place, length_class, link_m, places
 from teton.fabric.model import Device, End, Fabric, Link
 from teton.fabric.physical import Ends
 
@@ -144,68 +144,111 @@ def assembly_part(medium: str, speed: int, a: Electrical, b: Electrical, size: s
     return f"{speed}G {sa if sa == sb else f'{sa} to {sb}'} {COPPER[medium]}, {size}"
 
 
+class _Shape(NamedTuple):
+    """What a cable is by its shape alone (`_cables`): every field that does not name a device, a port or a place."""
+
+    stock: float | None
+    size: str
+    pmds: tuple[str, str]
+    fibre: str
+    part: str
+    reach: str
+    cord: str
+    connector: str
+    long: str                        # the note of a run longer than any stock length ("" when one reaches)
+    ends: tuple[tuple[str, float, str], tuple[str, float, str]]   # per end: optic, reach_m, electrical spelling
+
+
+def _shape(kind_rule: OpticRule | None, medium: str, speed: int, metres: float, ea: Electrical,
+           eb: Electrical) -> _Shape:
+    """The part of a cable that follows from its link's optic rule, medium and speed, its run and both ends'
+    electrical interfaces (see `_cables`)."""
+    optical = medium in OPTICAL
+    stock = length_class(metres, dac=not optical)
+    size = f"{stock:g} m" if stock is not None else f"{metres:g} m (custom)"
+    rule = kind_rule
+    pmds = ("", "")
+    copper_m = 0.0
+    mode = shared_mode(ea, eb, speed) if medium in ("dac", "aoc") else None
+    fibre, part, reach = "twinax copper" if medium != "aoc" else "active optical", "", COPPER.get(
+        medium, medium.upper())
+    cord = connector = ""
+    if optical:
+        if rule is not None and rule.pmd:
+            pmds = (rule.pmd, rule.pmd)
+        elif medium == "smf":
+            pmds = (smf_pmd(ea, eb, metres),) * 2
+        else:
+            pmds = (mmf_pmd(ea, speed), mmf_pmd(eb, speed))
+        cord = (rule.cord if rule is not None and rule.cord else "") or PMDS[pmds[0]].cord
+        connector = (rule.connector if rule is not None and rule.connector else "") or PMDS[pmds[0]].connector
+        fibre = f"{cord} {FIBRES.get(cord, '')}, {connector}"
+        part = f"{connector} {cord} cord, {size}"
+        reach = pmds[0] if pmds[0] == pmds[1] else f"{pmds[0]}/{pmds[1]}"
+    elif medium in COPPER:
+        part = assembly_part(medium, speed, ea, eb, size)
+        copper_m = {"aec": AEC_REACH_M, "aoc": AOC_REACH_M}.get(
+            medium, DAC_REACH_M.get(mode[1], 0.0) if mode else 0.0)
+    long = f"{metres} m is longer than any stock {'fibre' if optical else medium.upper()}" if stock is None else ""
+    made = []
+    for el, pmd in ((ea, pmds[0]), (eb, pmds[1])):
+        optic, reach_m = "", copper_m
+        if optical:
+            optic = module_part(speed, el, pmd)
+            reach_m = module_reach(el.form_factor, pmd, el.twin)
+        made.append((optic, reach_m, el.spell(speed, mode)))
+    return _Shape(stock, size, pmds, fibre, part, reach, cord, connector, long, (made[0], made[1]))
+
+
 def _cables(fabric: Fabric) -> list[Cable]:
+    """Every link as a `Cable`.  Most of a cable follows from its shape: the link's kind (its optic rule), medium,
+    speed and run length and both ends' electrical interfaces (`_shape`: the stock length, PMDs, parts, fibre,
+    each end's optic, reach and spelling); the 24k RoCE's 67,000 links have 8,300 shapes, so each is worked out once
+    (keyed by the ends' `Electrical`s by identity: `Ends.both` gives one object per distinct end, kept alive by
+    `ends` for the whole loop).  What is per link (names, places, the breakout notes, the module of a twin-port
+    cage, the id) is made per link, each end's device, cage and port looked up once, and the id's end picked as
+    `cable_end` picks it from the devices at hand.  24k RoCE: 0.83 s -> 0.49 s."""
     plan = fabric.floor or FloorPlan()
     where = places(plan, {d.rack for d in (*fabric.devices.values(), *fabric.externals.values())})
     ends = Ends(fabric.models)
     ordinals = {(d.name, i.name): i.ordinal for d in fabric.devices.values() for i in d.interfaces}
     rules = {r.kind: r for r in reversed(plan.optics)}       # `FloorPlan.optic_rule`: the first of a kind
+    shapes: dict[tuple[str, str, int, float, int, int], _Shape] = {}
+    device, site, hall = fabric.device, fabric.site, plan.hall
     out: list[Cable] = []
     for link in fabric.links:
-        da, db = fabric.device(link.a.device), fabric.device(link.b.device)
+        a, b, speed, medium = link.a, link.b, link.speed_gbps, link.medium
+        da, db = device(a.device), device(b.device)
         pa, pb = where[da.rack], where[db.rack]
         metres = link_m(plan, where, da, db)
-        ea, eb = ends.electrical(da, link.a.port), ends.electrical(db, link.b.port)
-        optical = link.medium in OPTICAL
-        stock = length_class(metres, dac=not optical)
-        size = f"{stock:g} m" if stock is not None else f"{metres:g} m (custom)"
-        notes = []
-        rule = rules.get(link.kind)
-        pmds = ("", "")
-        copper_m = 0.0
-        mode = shared_mode(ea, eb, link.speed_gbps) if link.medium in ("dac", "aoc") else None
-        fibre, part, reach = "twinax copper" if link.medium != "aoc" else "active optical", "", COPPER.get(
-            link.medium, link.medium.upper())
-        cord = connector = ""
-        if optical:
-            if rule is not None and rule.pmd:
-                pmds = (rule.pmd, rule.pmd)
-            elif link.medium == "smf":
-                pmds = (smf_pmd(ea, eb, metres),) * 2
-            else:
-                pmds = (mmf_pmd(ea, link.speed_gbps), mmf_pmd(eb, link.speed_gbps))
-            cord = (rule.cord if rule is not None and rule.cord else "") or PMDS[pmds[0]].cord
-            connector = (rule.connector if rule is not None and rule.connector else "") or PMDS[pmds[0]].connector
-            fibre = f"{cord} {FIBRES.get(cord, '')}, {connector}"
-            part = f"{connector} {cord} cord, {size}"
-            reach = pmds[0] if pmds[0] == pmds[1] else f"{pmds[0]}/{pmds[1]}"
-        elif link.medium in COPPER:
-            part = assembly_part(link.medium, link.speed_gbps, ea, eb, size)
-            copper_m = {"aec": AEC_REACH_M, "aoc": AOC_REACH_M}.get(
-                link.medium, DAC_REACH_M.get(mode[1], 0.0) if mode else 0.0)
-        if stock is None:
-            notes.append(f"{metres} m is longer than any stock {'fibre' if optical else link.medium.upper()}")
-        made = []
-        for d, e, el, place, pmd in ((da, link.a, ea, pa, pmds[0]), (db, link.b, eb, pb, pmds[1])):
-            optic, module, reach_m = "", f"{d.name} {e.port}", copper_m
-            if optical:
-                optic = module_part(link.speed_gbps, el, pmd)
-                reach_m = module_reach(el.form_factor, pmd, el.twin)
-                if el.twin:
-                    module = f"{d.name} cage {el.cage}"
-            port = ends.port(d, e.port)
-            if port is not None and link.speed_gbps < port.speed_gbps:
-                notes.append(f"{d.name} {e.port} runs at {link.speed_gbps}G of its {port.speed_gbps}G (breakout)")
-            made.append(CableEnd(d.name, e.port, d.rack, d.ru, place.row, place.position, el.form_factor, optic,
-                                 module, d.model, el.cage, el.spell(link.speed_gbps, mode), pmd, reach_m))
-        ordinal = ordinals.get((link.a.device, link.a.port), 0)
-        own = [e for e in (link.a, link.b) if fabric.device(e.device).rack == link.rack
-               and fabric.device(e.device).nos is not None]
-        if own:
-            ordinal = ordinals.get((own[0].device, own[0].port), 0)
-        out.append(Cable(cable_id(fabric, link, ordinal), link.kind, link.zone, link.rack, fabric.site, plan.hall,
-                         made[0], made[1], link.speed_gbps, link.medium, reach, fibre, metres, stock,
-                         "; ".join(notes), part, cord, connector))
+        ea, porta = ends.both(da, a.port)
+        eb, portb = ends.both(db, b.port)
+        key = (link.kind, medium, speed, metres, id(ea), id(eb))
+        shape = shapes.get(key)
+        if shape is None:
+            shape = shapes[key] = _shape(rules.get(link.kind), medium, speed, metres, ea, eb)
+        notes = [shape.long] if shape.long else []
+        twin = medium in OPTICAL
+        if porta is not None and speed < porta.speed_gbps:
+            notes.append(f"{da.name} {a.port} runs at {speed}G of its {porta.speed_gbps}G (breakout)")
+        if portb is not None and speed < portb.speed_gbps:
+            notes.append(f"{db.name} {b.port} runs at {speed}G of its {portb.speed_gbps}G (breakout)")
+        (optic_a, reach_a, spelled_a), (optic_b, reach_b, spelled_b) = shape.ends
+        end_a = CableEnd(da.name, a.port, da.rack, da.ru, pa.row, pa.position, ea.form_factor, optic_a,
+                         f"{da.name} cage {ea.cage}" if twin and ea.twin else f"{da.name} {a.port}", da.model,
+                         ea.cage, spelled_a, shape.pmds[0], reach_a)
+        end_b = CableEnd(db.name, b.port, db.rack, db.ru, pb.row, pb.position, eb.form_factor, optic_b,
+                         f"{db.name} cage {eb.cage}" if twin and eb.twin else f"{db.name} {b.port}", db.model,
+                         eb.cage, spelled_b, shape.pmds[1], reach_b)
+        if da.rack == link.rack and da.nos is not None:      # `cable_end`
+            named, on = a, da
+        elif db.rack == link.rack and db.nos is not None:
+            named, on = b, db
+        else:
+            named, on = a, da
+        out.append(Cable(cable_label(link, on, ordinals.get((named.device, named.port), 0)), link.kind, link.zone,
+                         link.rack, site, hall, end_a, end_b, speed, medium, shape.reach, shape.fibre, metres,
+                         shape.stock, "; ".join(notes), shape.part, shape.cord, shape.connector))
     return _twin_notes(out)
 
 

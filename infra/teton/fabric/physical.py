@@ -44,6 +44,7 @@ class Ends:
         self.models = models
         self._ports: dict[tuple[str, str | None], dict[str, Port]] = {}
         self._ends: dict[tuple[bool, str, str | None, str], Electrical] = {}    # (server?, model, nos, port name)
+        self._both: dict[tuple[bool, str, str | None, str], tuple[Electrical, Port | None]] = {}
 
     def port(self, d: Placed, name: str) -> Port | None:
         model = self.models.get(d.model) if d.role not in _SERVERS else None
@@ -63,3 +64,12 @@ class Ends:
             port = self.port(d, name)
             end = self._ends[key] = switch_end(port) if port is not None else nic_port(d.model)
         return end
+
+    def both(self, d: Placed, name: str) -> tuple[Electrical, Port | None]:
+        """(`electrical`, `port`) of `d`:`name` in one look-up (both follow from the same key: a server's port is
+        None), for a loop over every end of every link."""
+        key = (d.role in _SERVERS, d.model, d.nos, name)
+        found = self._both.get(key)
+        if found is None:
+            found = self._both[key] = (self.electrical(d, name), self.port(d, name))
+        return found
