@@ -227,7 +227,7 @@ def sweep(model: Model, fabric: Fabric, role_name: str, files: Checked, mapper: 
     from teton.fabric.roles import role as role_of
     from teton.verify.incremental import fail_solution, solve_bases
 
-    devices = sorted(n for n, d in fabric.devices.items() if d.role == role_name)
+    devices = swept(fabric, role_name)
     r0 = role_of(role_name)
     if network is None:
         network = r0.network if r0 is not None else None
@@ -242,6 +242,11 @@ def sweep(model: Model, fabric: Fabric, role_name: str, files: Checked, mapper: 
         r = report(before, after, None, fabric)
         rows.append(sweep_row(name, r))
     return sweep_result(role_name, rows)
+
+
+def swept(fabric: Fabric, role_name: str) -> list[str]:
+    """The devices a `--fail-each role_name` sweep fails one at a time: every device of that role, by name."""
+    return sorted(n for n, d in fabric.devices.items() if d.role == role_name)
 
 
 def sweep_row(name: str, r: dict[str, Any]) -> dict[str, Any]:
