@@ -11,7 +11,8 @@ Runs are interleaved (A, B, C, AVD, A, B, C, AVD, ...) so that load from other u
 alike.  Per run: wall time; CPU time of the render and of its workers (user + system, `os.wait4` of the child, which
 counts the children it waited for); peak RSS (`ru_maxrss` of that `wait4`: the largest single process of the tree,
 not the sum over workers); the switches rendered (device folders under devices/, else fabric.json's `routing`); ms per
-switch of wall and of CPU.  The CPU figures are the steadier ones on a busy machine.
+switch of wall and of CPU.  The CPU figures are the steadier ones on a busy machine.  Before each run the page
+cache is written out and, run as root, dropped (`settle`; `--keep-caches` keeps it).
 
 Byte identity: for commits rendered from the same spec content, the builds' manifest.json file lists and sha256s are
 compared, and the first differing paths printed.
@@ -29,7 +30,7 @@ device (https://github.com/aristanetworks/avd/pull/7364, comment of 2026-08-21);
 overhead, which this one does not.
 
     python bench/bench_render_compare.py [--spec inventory/reference-roce-24k.yaml] [--commits 462c94e HEAD]
-        [--runs 3] [--workers N] [--avd-devices 192] [--json FILE]
+        [--runs 3] [--workers N] [--avd-devices 192] [--keep-caches] [--json FILE]
 
 Run it from a checkout of the repository (its git history holds the commits): the venv is the one running it.
 """
@@ -189,11 +190,27 @@ def tail(log: Path, lines: int = 6) -> str:
     return "\n    ".join(text[-lines:])
 
 
-def one_run(subject: Subject, tmp: Path, index: int) -> None:
+DROP_CACHES = Path("/proc/sys/vm/drop_caches")
+
+
+def settle(cold: bool) -> None:
+    """Before a run: the page cache written out (`sync`) and, with `cold`, dropped (root only).  ext4 skips inodes
+    deleted in the last minute or so while their inode table block is cached (`recently_deleted` in its inode
+    allocator): creating a build's 11,000 files right after the previous run's were removed cost 3-7 s of system
+    time more, run to run (measured with perf: ext4_create -> recently_deleted), and that noise fell on whichever
+    subject ran next.  Dropping the cache removes it for every subject alike (each then also reads its Python files
+    from disk)."""
+    os.sync()
+    if cold:
+        DROP_CACHES.write_text("1\n")
+
+
+def one_run(subject: Subject, tmp: Path, index: int, cold: bool) -> None:
     log = tmp / f"log-{subject.label.replace(' ', '_')}-{index}.txt"
     if subject.out is not None:
         shutil.rmtree(subject.out, ignore_errors=True)
         shutil.rmtree(subject.env.get("TETON_CACHE_DIR", tmp / "none"), ignore_errors=True)
+    settle(cold)
     code, wall, cpu, rss = run_child(subject.argv, subject.env, subject.cwd, log)
     if code != 0:
         subject.error = f"exit {code}:\n    {tail(log)}"
@@ -385,6 +402,8 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=len(os.sched_getaffinity(0)))
     parser.add_argument("--avd-devices", type=int, default=192, help="0 leaves AVD out")
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--keep-caches", action="store_true",
+                        help="do not drop the page cache before each run (it is dropped when run as root: see settle)")
     parser.add_argument("--avd-child", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.avd_child:
@@ -392,6 +411,8 @@ def main() -> int:
         return 0
 
     signal.signal(signal.SIGTERM, _interrupt)
+    cold = not args.keep_caches and os.geteuid() == 0 and DROP_CACHES.exists()
+    print(f"before each run: sync{', page cache dropped' if cold else ' (page cache kept)'}", flush=True)
     tmp = Path(tempfile.mkdtemp(prefix="bench-render-compare-"))
     subjects: list[Subject] = []
     shared = shared_folder()
@@ -420,7 +441,7 @@ def main() -> int:
             print(f"run {i + 1}/{args.runs}", flush=True)
             for subject in subjects:
                 if not subject.error:
-                    one_run(subject, tmp, i)
+                    one_run(subject, tmp, i, cold)
         rows = [summary(s) for s in subjects]
         same = identity(subjects)
         print()
