@@ -173,7 +173,8 @@ def _aside_main(fn: Callable[[], Any], conn: Any, parent: int) -> None:
 def aside(fn: Callable[[], T]) -> Aside[T]:
     """Start `fn()` in a forked process of its own (it inherits what `fn` reads, as the workers do) and return at
     once; where forking is not possible or there is one worker, `fn()` runs here, now.  What `fn` returns or raises
-    must pickle.  Call it before any thread is started (a fork copies only the calling thread)."""
+    must pickle.  A fork copies only the calling thread: `fn` must not wait on what another thread holds (the CLI's
+    progress display runs in one; the render's writer threads start after the fork)."""
     a: Aside[T] = Aside(fn)
     if workers() <= 1 or "fork" not in mp.get_all_start_methods() or mp.current_process().daemon:
         a._answer = _attempt(fn)
