@@ -16,7 +16,7 @@ from teton.fabric.neighbours import LLDP_KINDS, Neighbour, _Index, _ports_json, 
 
 
 class _Str(str):
-    pass
+    """A str subclass: orjson would write it as a str, so the fast path must leave it to json.dumps."""
 
 
 def _text(rnd: random.Random) -> Any:

@@ -378,13 +378,7 @@ class _YamlWriter:
     def value(self, v: Any) -> str:
         t = type(v)
         if t is str:
-            text = self.values.get(v)
-            if text is None:
-                if len(v) > self.MAX_SCALAR:
-                    raise _UnsureYaml
-                text = v if self._plain_str(v) else self._asked(False, v)
-                self._remember(self.values, v, text)
-            return text
+            return self._str_text(v, self.values, self.MAX_SCALAR, False)
         if t is int:
             return str(v)
         if t is bool:
@@ -398,12 +392,16 @@ class _YamlWriter:
     def key(self, k: Any) -> str:
         if type(k) is not str:
             raise _UnsureYaml
-        text = self.keys.get(k)
+        return self._str_text(k, self.keys, self.MAX_KEY, True)
+
+    def _str_text(self, s: str, memo: dict[str, str], limit: int, as_key: bool) -> str:
+        """The text of the str `s` as a key or a value (`memo`: remembered per role; at most `limit` characters)."""
+        text = memo.get(s)
         if text is None:
-            if len(k) > self.MAX_KEY:
+            if len(s) > limit:
                 raise _UnsureYaml
-            text = k if self._plain_str(k) else self._asked(True, k)
-            self._remember(self.keys, k, text)
+            text = s if self._plain_str(s) else self._asked(as_key, s)
+            self._remember(memo, s, text)
         return text
 
     def _remember(self, memo: dict[str, str], s: str, text: str) -> None:
