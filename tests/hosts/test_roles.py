@@ -195,9 +195,7 @@ def test_netplan_renderer_writes_one_file_with_tables_and_rules(lab_build, tmp_p
     assert not (roots / host / "etc/systemd/network").exists()
 
 
-@pytest.mark.parametrize("variant", ["lab_build", "lab_dcqcn_build"])
-def test_gpu_host_file_roles_in_a_prepared_root(variant, request, tmp_path):
-    lab_build = request.getfixturevalue(variant)
+def test_gpu_host_file_roles_in_a_prepared_root(lab_build, tmp_path):
     host = "z01-r002-h1"
     roots = tmp_path / "roots"
     root = h.make_root(roots / host)
@@ -208,8 +206,7 @@ def test_gpu_host_file_roles_in_a_prepared_root(variant, request, tmp_path):
     conf = (root / "etc/nccl.conf").read_text()
     # each rail's RDMA device as the host's sysfs names it (shifted by the front-end NICs), in GPU order
     assert "NCCL_IB_HCA==" + ",".join(f"mlx5_{n + SHIFT}:1" for n in range(8)) in conf.splitlines()
-    tos = 106 if variant == "lab_dcqcn_build" else 104                 # DSCP 26, with ECT(0) under DCQCN
-    for line in (f"NCCL_IB_TC={tos}", "NCCL_IB_FIFO_TC=184", "NCCL_IB_QPS_PER_CONNECTION=16", "NCCL_IB_TIMEOUT=22",
+    for line in ("NCCL_IB_TC=104", "NCCL_IB_FIFO_TC=184", "NCCL_IB_QPS_PER_CONNECTION=16", "NCCL_IB_TIMEOUT=22",
                  "NCCL_IB_ROCE_VERSION_NUM=2", "NCCL_IB_ADDR_FAMILY=AF_INET", "NCCL_IB_ADDR_RANGE=10.64.0.0/24",
                  "NCCL_SOCKET_IFNAME==fe0,fe1", "NCCL_TOPO_FILE=/etc/nccl/topo.xml", "NCCL_DEBUG=WARN"):
         assert line in conf.splitlines()
@@ -246,6 +243,22 @@ def test_gpu_host_file_roles_in_a_prepared_root(variant, request, tmp_path):
     for f in ("slurm.conf", "gres.conf", "topology.conf", "topology.yaml"):
         assert (root / "etc/slurm" / f).read_text() == (lab_build / "slurm" / f).read_text()
     assert "munge key: TETON_SECRET_munge_key is not set" in warnings
+
+
+def test_nccl_role_of_the_dcqcn_build_marks_roce_traffic_ect0(lab_dcqcn_build, tmp_path):
+    """Under DCQCN the host's RoCE traffic class carries ECT(0) with DSCP 26 (106, not the PFC-only 104): the one
+    line of the file roles that differs from the lab's, so the DCQCN build runs the `nccl` role once (the lab's
+    build runs every file role three times above)."""
+    host = "z01-r002-h1"
+    roots = tmp_path / "roots"
+    root = h.make_root(roots / host)
+    h.chroot_exe(roots, root, None)
+    extra = {"nccl_pci_bus_ids": {"gpus": GPU_BUS, "rdma": SHIFTED_BUS}, "nccl_sysfs": _sysfs(root, 8)}
+    run = h.play(_playbook(tmp_path, ["nccl"], host), [str(lab_dcqcn_build / "ansible/inventory.yml")],
+                 tmp_path / "run", limit=host, roots=roots, extravars=extra)
+    assert run.rc == 0, run.stdout[-4000:]
+    conf = (root / "etc/nccl.conf").read_text().splitlines()
+    assert "NCCL_IB_TC=106" in conf and "NCCL_IB_TC=104" not in conf and "NCCL_IB_FIFO_TC=184" in conf
 
 
 def test_infiniband_gpu_host_roles_point_nccl_at_the_hcas_the_subnet_manager_configures(lab_ib_build, tmp_path):
