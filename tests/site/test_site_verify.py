@@ -76,9 +76,27 @@ def test_fail_each_bag_prices_the_loss_of_each_bag_switch(lab_site):
     assert [x["failed"] for x in s["each"]] == ["bag01", "bag02"]
     for x in s["each"]:
         assert x["pairs_lost"] == 0 and x["unreached_routes"] == 0
-        assert x["drop"] == {"network": "roce of lab-a", "zone": None, "role": "atsw", "paths": [2, 1],
-                             "bandwidth_gbps": [800.0, 400.0]}      # rows per cluster: the first of the equal drops
-    assert s["worst"]["failed"] == "bag01"
+        assert x["drop"] == {"network": "roce of lab-a", "zone": None, "role": "atsw", "towards": "racks",
+                             "paths": [2, 1], "bandwidth_gbps": [800.0, 400.0]}   # rows per cluster: the first of
+    assert s["worst"]["failed"] == "bag01"                                         # the equal drops
+
+
+def test_a_bag_failure_is_priced_towards_the_other_clusters(lab_site):
+    """A cluster's switches have their paths towards the other clusters' racks as a figure of their own (at 24k an
+    ATSW's fewest paths, to its own cluster's racks, would hide the loss of 2 of its 28 paths into the tier); a
+    network that joins no other cluster has none."""
+    code, report = run(str(lab_site), "--fail", "bag01")
+    assert code == 0
+    (w,) = report["whatif"]
+    rows = {(t["network"], t["zone"], t["role"]): t for t in w["tiers"]}
+    for cluster in ("lab-a", "lab-b"):
+        atsw = rows[(f"roce of {cluster}", None, "atsw")]
+        assert atsw["paths_to_other_clusters"] == [2, 1] and atsw["design_paths_to_other_clusters"] == 1
+        assert atsw["bandwidth_to_other_clusters_gbps"] == [800.0, 400.0]
+        rtsw = rows[(f"roce of {cluster}", 1, "rtsw")]      # a rack switch's CTSWs, ECMP-wide either way
+        assert rtsw["paths_to_other_clusters"] == [4, 4] and rtsw["paths"] == [4, 4]
+    # a cluster's front end reaches no other cluster: nothing towards them
+    assert rows[("frontend of lab-a", 1, "fsw")]["paths_to_other_clusters"] == [None, None]
 
 
 def test_fail_takes_the_sites_names(lab_site):
@@ -194,3 +212,26 @@ def test_the_library_verifies_a_site_too(lab_site):
 
     r = teton.verify(lab_site, dask="off")
     assert r.ok and list(r.counts["clusters"]) == ["lab-a", "lab-b"] and r.counts["tier"]["name"] == "lab-site"
+
+
+def test_a_sweep_names_a_loss_only_towards_the_other_clusters():
+    """At 24k an ATSW keeps its 16 paths to its own cluster's racks when a BAG switch fails, and loses 2 of its 28
+    into the tier: the sweep's worst drop is the one towards the other clusters, said as such."""
+    from teton.verify.report import sweep_lines, whatif_lines
+    from teton.verify.run import sweep_result, sweep_row
+
+    atsw = {"network": "roce of c01", "zone": None, "role": "atsw", "switches": 24, "paths": [16, 16],
+            "design_paths": None, "bandwidth_gbps": [6400.0, 6400.0], "unreached_routes": 0,
+            "paths_to_other_clusters": [28, 26], "design_paths_to_other_clusters": 26,
+            "bandwidth_to_other_clusters_gbps": [11200.0, 10400.0], "oversubscription": [4.571, 4.923],
+            "worst": "c01--atsw01"}
+    report = {"failed": "bag01", "tiers": [atsw], "rails": [], "pairs_lost": 0, "worst_oversubscription": 4.923,
+              "deviations": []}
+    row = sweep_row("bag01", report)
+    assert row["drop"] == {"network": "roce of c01", "zone": None, "role": "atsw", "towards": "other clusters",
+                           "paths": [28, 26], "bandwidth_gbps": [11200.0, 10400.0]}
+    (line,) = sweep_lines(sweep_result("bag", [row]))
+    assert "atsw ECMP paths towards the other clusters 28 -> 26, bandwidth 11,200 -> 10,400 Gb/s" in line
+    text = "\n".join(whatif_lines(report))
+    assert "ECMP paths 16 -> 16, bandwidth 6,400 -> 6,400 Gb/s" in text
+    assert "towards the other clusters 28 -> 26 (design 26), 11,200 -> 10,400 Gb/s" in text

@@ -32,7 +32,7 @@ def whatif_lines(w: dict[str, Any]) -> list[str]:
     out = [f"what if {w['failed']} fails:"]
     changed = [t for t in w["tiers"] if t["paths"][0] != t["paths"][1] or t["bandwidth_gbps"][0] !=
                t["bandwidth_gbps"][1] or t["oversubscription"][0] != t["oversubscription"][1] or
-               t["unreached_routes"]]
+               t["unreached_routes"] or _far_changed(t)]
     for t in changed:
         design = f" (design {t['design_paths']})" if t["design_paths"] is not None else ""
         over = (f", oversubscription {_num(t['oversubscription'][0])} -> {_num(t['oversubscription'][1])}:1"
@@ -40,7 +40,7 @@ def whatif_lines(w: dict[str, Any]) -> list[str]:
         lost = f", {t['unreached_routes']:,} routes to rack prefixes lost" if t["unreached_routes"] else ""
         out.append(f"  {t['network']} {_zone(t)} {t['role']} ({t['switches']} up): ECMP paths "
                    f"{_num(t['paths'][0])} -> {_num(t['paths'][1])}{design}, bandwidth "
-                   f"{_num(t['bandwidth_gbps'][0])} -> {_num(t['bandwidth_gbps'][1])} Gb/s{over}{lost}")
+                   f"{_num(t['bandwidth_gbps'][0])} -> {_num(t['bandwidth_gbps'][1])} Gb/s{over}{lost}{_far(t)}")
     if not changed:
         out.append("  no tier loses a path")
     if w["rails"]:
@@ -56,12 +56,35 @@ def whatif_lines(w: dict[str, Any]) -> list[str]:
     return out
 
 
+def _far_pair(t: dict[str, Any]) -> tuple[list[Any], list[Any]]:
+    none = [None, None]
+    return t.get("paths_to_other_clusters") or none, t.get("bandwidth_to_other_clusters_gbps") or none
+
+
+def _far_changed(t: dict[str, Any]) -> bool:
+    far, bw = _far_pair(t)
+    return far[0] != far[1] or bw[0] != bw[1]
+
+
+def _far(t: dict[str, Any]) -> str:
+    """A site cluster's tier towards the other clusters' racks, where it is not what it is towards every rack."""
+    far, bw = _far_pair(t)
+    if far[1] is None or (far == t["paths"] and bw == t["bandwidth_gbps"]):
+        return ""
+    design = (f" (design {t['design_paths_to_other_clusters']})"
+              if t.get("design_paths_to_other_clusters") is not None else "")
+    return (f"; towards the other clusters {_num(far[0])} -> {_num(far[1])}{design}, "
+            f"{_num(bw[0])} -> {_num(bw[1])} Gb/s")
+
+
 def sweep_lines(s: dict[str, Any]) -> list[str]:
     w = s["worst"]
     if w is None:
         return [f"every single {s['role']} failure: none to fail"]
     drop = w["drop"]
-    what = (f"{drop['network']} {_zone(drop)} {drop['role']} ECMP paths {drop['paths'][0]} -> {drop['paths'][1]}, "
+    towards = " towards the other clusters" if drop and drop.get("towards") == "other clusters" else ""
+    what = (f"{drop['network']} {_zone(drop)} {drop['role']} ECMP paths{towards} {drop['paths'][0]} -> "
+            f"{drop['paths'][1]}, "
             f"bandwidth {_num(drop['bandwidth_gbps'][0])} -> {_num(drop['bandwidth_gbps'][1])} Gb/s"
             if drop else "no tier loses a path")
     return [f"every single {s['role']} failure ({s['failures']}): the worst is {w['failed']}: {what}; "

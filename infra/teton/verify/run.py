@@ -209,14 +209,22 @@ def what_if(model: Model, design: Model, fabric: Fabric, failure: Failure, files
     return report(before, after, design_after, fabric)
 
 
+_TOWARDS = (("racks", "paths", "bandwidth_gbps"),
+            ("other clusters", "paths_to_other_clusters", "bandwidth_to_other_clusters_gbps"))
+
+
 def _drop(tiers: list[dict[str, Any]]) -> dict[str, Any] | None:
-    """The tier that kept the smallest share of its paths (None: none lost any)."""
-    hurt = [t for t in tiers if t["paths"][0] and t["paths"][1] is not None and t["paths"][1] < t["paths"][0]]
+    """The tier that kept the smallest share of its paths (None: none lost any), towards any other rack's prefix or,
+    in a site, towards another cluster's (`towards`): a BAG switch's loss narrows an ATSW's paths into the tier only,
+    which its fewest paths towards every rack (its own cluster's) do not show.  Equal shares: the racks' first."""
+    hurt = [(p[1] / p[0], k, t["network"], t["zone"] or 0, t["role"], t, towards, p, t[bw])
+            for t in tiers for k, (towards, key, bw) in enumerate(_TOWARDS)
+            if (p := t.get(key)) and p[0] and p[1] is not None and p[1] < p[0]]
     if not hurt:
         return None
-    t = min(hurt, key=lambda t: (t["paths"][1] / t["paths"][0], t["network"], t["zone"] or 0, t["role"]))
-    return {"network": t["network"], "zone": t["zone"], "role": t["role"], "paths": t["paths"],
-            "bandwidth_gbps": t["bandwidth_gbps"]}
+    *_, t, towards, paths, bandwidth = min(hurt, key=lambda x: x[:5])
+    return {"network": t["network"], "zone": t["zone"], "role": t["role"], "towards": towards, "paths": paths,
+            "bandwidth_gbps": bandwidth}
 
 
 def sweep(model: Model, fabric: Fabric, role_name: str, files: Checked, mapper: Mapper,

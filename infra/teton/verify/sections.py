@@ -46,7 +46,9 @@ def what_if_tables(build: Path, roles: Sequence[str]) -> Sequence[Table]:
         sweep = verify(build, (), role).to_json()["sweep"]
         worst = sweep["worst"]
         drop = worst.get("drop")
-        paths = f"{drop['role']} {drop['paths'][0]} -> {drop['paths'][1]}" if drop else "no tier loses a path"
+        towards = " (to other clusters)" if drop and drop.get("towards") == "other clusters" else ""
+        paths = (f"{drop['role']}{towards} {drop['paths'][0]} -> {drop['paths'][1]}" if drop
+                 else "no tier loses a path")
         bandwidth = f"{drop['bandwidth_gbps'][0]:g} -> {drop['bandwidth_gbps'][1]:g}" if drop else ""
         rows.append((role, sweep["failures"], worst["failed"], paths, bandwidth, worst["pairs_lost"],
                      worst["unreached_routes"], sweep["worst_oversubscription"]))

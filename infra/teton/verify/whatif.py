@@ -8,6 +8,9 @@ The report, per zone and tier of each routed network (in a site, of each cluster
 own switches under the network alone), from the rack prefixes' best routes before and after:
 - `paths`: the fewest equal next hops a switch of the tier has towards a rack prefix of another rack (before,
   after, and what the design has after the same failure), `bandwidth_gbps`: the least bandwidth over them;
+- in a site, for a cluster's switches, the same towards the rack prefixes of the other clusters
+  (`paths_to_other_clusters`, `bandwidth_to_other_clusters_gbps`): an aggregation switch's fewest paths are to its
+  own cluster's racks (16 at 24k), which hides the loss of 2 of its 28 paths into the tier when a BAG switch fails;
 - `oversubscription`: the worst ratio of a switch's downlink capacity to the bandwidth it has left towards the other
   racks (before and after), with the switch;
 - per rail, the same-rail host pairs (NIC i of one GPU host to NIC i of another) and those that lose their path: a NIC
@@ -158,6 +161,7 @@ class _Static:
     rails: list[str]
     racks: np.ndarray
     labels: list[str]                     # per switch: its row's network (`_label`: `roce of lab-a` in a site)
+    cluster: np.ndarray                   # per switch: its cluster's number in a site (-1: the tier's, a lone one)
 
 
 _STATIC: dict[tuple[int, int], tuple[Model, Fabric, _Static]] = {}
@@ -199,18 +203,28 @@ def _static(m: Model, fabric: Fabric) -> _Static:
                  np.array([x[0] for x in nics], dtype=np.int64), np.array([x[1] for x in nics], dtype=np.int64),
                  np.array([x[2] for x in nics], dtype=np.int64),
                  np.array([rails.index(x[3]) for x in nics], dtype=np.int64), [x[4] for x in nics], rails, racks,
-                 [_label(name, net) for name, net in zip(m.names, m.network, strict=True)])
+                 [_label(name, net) for name, net in zip(m.names, m.network, strict=True)], _clusters(m.names))
     _STATIC[(id(m), id(fabric))] = (m, fabric, st)
     return st
 
 
-Columns = dict[int, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]
+def _clusters(names: Sequence[str]) -> np.ndarray:
+    """Per switch, its site cluster's number (`<cluster>--<device>`, `teton.design.site`), else -1."""
+    clusters = sorted({n.partition(SEPARATOR)[0] for n in names if SEPARATOR in n})
+    code = {c: k for k, c in enumerate(clusters)}
+    return np.array([code[n.partition(SEPARATOR)[0]] if SEPARATOR in n else -1 for n in names], dtype=np.int64)
+
+
+# per network: its columns, and each one's fewest paths, least bandwidth, routes not reached, and the fewest paths and
+# least bandwidth towards the other clusters' racks (int32 max and inf: none, or not a cluster's switch)
+Columns = dict[int, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]]
 
 
 def tier_columns(s: Sides, fabric: Fabric) -> Columns:
     """Per network (its number): the switches of it still up (columns) and, towards another rack's prefix among the
-    rows of `s`, each one's fewest paths (int32 max: none reached), least bandwidth (inf) and routes not reached.
-    Rows split into parts give parts whose `combine_columns` is the whole's."""
+    rows of `s`, each one's fewest paths (int32 max: none reached), least bandwidth (inf) and routes not reached,
+    and for a site cluster's switch the fewest paths and least bandwidth towards the other clusters' racks.  Rows
+    split into parts give parts whose `combine_columns` is the whole's."""
     m = s.model
     st = _static(m, fabric)
     row_net = np.where(s.origin >= 0, st.net_code[np.maximum(s.origin, 0)], -1)
@@ -227,22 +241,30 @@ def tier_columns(s: Sides, fabric: Fabric) -> Columns:
         mine &= ~own
         dist = s.solution.dist[np.ix_(rows, cols)]
         reached = mine & (dist > 0)
-        paths = np.where(reached, s.solution.width[np.ix_(rows, cols)].astype(np.int32), big).min(axis=0)
-        bws = np.where(reached, s.solution.bandwidth[np.ix_(rows, cols)], np.inf).min(axis=0)
+        width = s.solution.width[np.ix_(rows, cols)].astype(np.int32)
+        bandwidth = s.solution.bandwidth[np.ix_(rows, cols)]
+        paths = np.where(reached, width, big).min(axis=0)
+        bws = np.where(reached, bandwidth, np.inf).min(axis=0)
         unreached = (mine & (dist < 0)).sum(axis=0)
-        out[code] = (cols, paths, bws, unreached)
+        col_cluster = st.cluster[cols]
+        row_cluster = np.where(s.origin[rows] >= 0, st.cluster[np.maximum(s.origin[rows], 0)], -1)
+        far = reached & (col_cluster >= 0)[None, :] & (row_cluster >= 0)[:, None] & \
+            (row_cluster[:, None] != col_cluster[None, :])
+        out[code] = (cols, paths, bws, unreached, np.where(far, width, big).min(axis=0),
+                     np.where(far, bandwidth, np.inf).min(axis=0))
     return out
 
 
 def combine_columns(a: Columns, b: Columns) -> Columns:
     """The columns of two parts of the rows as those of their union."""
     out = dict(a)
-    for code, (cols, paths, bws, unreached) in b.items():
+    for code, (cols, paths, bws, unreached, far_paths, far_bws) in b.items():
         if code in out:
-            c0, p0, b0, u0 = out[code]
-            out[code] = (c0, np.minimum(p0, paths), np.minimum(b0, bws), u0 + unreached)
+            c0, p0, b0, u0, fp0, fb0 = out[code]
+            out[code] = (c0, np.minimum(p0, paths), np.minimum(b0, bws), u0 + unreached, np.minimum(fp0, far_paths),
+                         np.minimum(fb0, far_bws))
         else:
-            out[code] = (cols, paths, bws, unreached)
+            out[code] = (cols, paths, bws, unreached, far_paths, far_bws)
     return dict(sorted(out.items()))
 
 
@@ -257,21 +279,27 @@ def _label(name: str, network: str) -> str:
 
 def tier_table(m: Model, fabric: Fabric, down: Down, failure: Failure, columns: Columns
                ) -> dict[tuple[str, int, str], dict[str, Any]]:
-    """(network, zone, role) -> the fewest paths and least bandwidth towards another rack's prefix, and the worst
-    oversubscription, of the columns (`tier_columns`) under `down`."""
+    """(network, zone, role) -> the fewest paths and least bandwidth towards another rack's prefix (and, of a site's
+    cluster, towards another cluster's: `far_paths`, `far_bandwidth_gbps`), and the worst oversubscription, of the
+    columns (`tier_columns`) under `down`."""
     st = _static(m, fabric)
     probe = bare(m, down, failure)
     down_gbps = _downlinks(m, fabric, probe)
     up_gbps = _uplinks(m, probe, st)
     out: dict[tuple[str, int, str], dict[str, Any]] = {}
     big = np.int32(np.iinfo(np.int32).max)
-    for _, (cols, paths, bws, unreached) in sorted(columns.items()):
+    for _, (cols, paths, bws, unreached, far_paths, far_bws) in sorted(columns.items()):
         for k, i in enumerate(cols):
             key = (st.labels[i], int(m.zone[i]), m.role[i])
             t = out.setdefault(key, {"switches": 0, "paths": None, "bandwidth_gbps": None, "unreached": 0,
-                                     "oversubscription": None, "worst": ""})
+                                     "oversubscription": None, "worst": "", "far_paths": None,
+                                     "far_bandwidth_gbps": None})
             t["switches"] += 1
             t["unreached"] += int(unreached[k])
+            if far_paths[k] != big:
+                fp, fb = int(far_paths[k]), float(far_bws[k])
+                t["far_paths"] = fp if t["far_paths"] is None else min(t["far_paths"], fp)
+                t["far_bandwidth_gbps"] = fb if t["far_bandwidth_gbps"] is None else min(t["far_bandwidth_gbps"], fb)
             if paths[k] == big:
                 continue
             lo, lbw = int(paths[k]), float(bws[k])
@@ -391,6 +419,9 @@ def tables_report(b: dict[tuple[str, int, str], dict[str, Any]], rb: dict[str, d
                       "design_paths": z.get("paths"), "bandwidth_gbps": [x.get("bandwidth_gbps"),
                                                                          y.get("bandwidth_gbps")],
                       "unreached_routes": y.get("unreached", 0),
+                      "paths_to_other_clusters": [x.get("far_paths"), y.get("far_paths")],
+                      "design_paths_to_other_clusters": z.get("far_paths"),
+                      "bandwidth_to_other_clusters_gbps": [x.get("far_bandwidth_gbps"), y.get("far_bandwidth_gbps")],
                       "oversubscription": [x.get("oversubscription"), y.get("oversubscription")],
                       "worst": y.get("worst", "")})
     rails = [{"rail": r, "pairs": rb[r]["pairs"], "with_path": [rb[r]["with_path"], ra.get(r, rb[r])["with_path"]],
