@@ -11,6 +11,7 @@ import pytest
 
 from teton.fabric.model import Fabric
 from teton.targets.eos import jsonout
+from teton.targets.eos.checks import PLAIN, plain_json
 from teton.targets.eos.jsonout import dump_json, dump_json_reference
 from teton.targets.eos.structured import structured_config
 
@@ -43,10 +44,15 @@ def test_the_fast_path_writes_json_dumps_bytes_on_random_data(monkeypatch: pytes
     rnd = random.Random(2026)
     fallbacks = []
     monkeypatch.setattr(jsonout, "dump_json_reference", lambda cfg: fallbacks.append(1) or dump_json_reference(cfg))
+    plain = 0
     for _ in range(3000):
         data = {"root": _random(rnd), "list": [_random(rnd) for _ in range(3)]}
         assert dump_json(data) == dump_json_reference(data), data
-    assert 300 < len(fallbacks) < 2700   # both paths taken often
+        shape = plain_json(data)
+        assert dump_json(data, shape) == dump_json_reference(data), data   # the float and null searches skipped
+        plain += shape == PLAIN
+    assert 600 < len(fallbacks) < 5400   # both paths taken often
+    assert 300 < plain < 2700
 
 
 @pytest.mark.parametrize("data", [{1: "int key"}, {"big": 2**70}, {"f": float("nan")}, {"f": 1e16}, {"s": "é"},
@@ -69,6 +75,7 @@ def test_every_lab_structured_config_is_written_as_json_dumps_writes_it(lab_fabr
     want = [dump_json_reference(c) for c in configs]
     monkeypatch.setattr(jsonout, "dump_json_reference", lambda cfg: pytest.fail("fell back"))
     assert [dump_json(c) for c in configs] == want
+    assert [dump_json(c, plain_json(c)) for c in configs] == want
 
 
 def test_the_possessive_float_patterns_find_what_the_backtracking_ones_find() -> None:

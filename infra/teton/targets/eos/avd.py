@@ -73,17 +73,19 @@ def validate_structured_config(device: str, cfg: dict[str, Any]) -> list[AvdIssu
     return _validate(device, cfg)[0]
 
 
-def validated_structured_config(device: str, cfg: Any) -> tuple[list[AvdIssue], dict[str, Any] | None]:
+def validated_structured_config(device: str, cfg: Any,
+                                shape: int | None = None) -> tuple[list[AvdIssue], dict[str, Any] | None]:
     """(every issue, pyavd's validated and type-coerced data): what pyavd's other functions take (its
-    `get_device_test_catalog` wants the structured config "converted and validated" first)."""
-    return _validate(device, cfg)
+    `get_device_test_catalog` wants the structured config "converted and validated" first).  `shape` is
+    `plain_json(cfg)` where the caller has it."""
+    return _validate(device, cfg, shape)
 
 
-def _validate(device: str, cfg: Any) -> tuple[list[AvdIssue], dict[str, Any] | None]:
+def _validate(device: str, cfg: Any, shape: int | None = None) -> tuple[list[AvdIssue], dict[str, Any] | None]:
     """(issues, pyavd's validated and type-coerced data or None)."""
     if not isinstance(cfg, dict):
         return [AvdIssue(device, ROOT, f"a structured config is a dict, not {type(cfg).__name__}")], None
-    clean = plain_json(cfg)
+    clean = plain_json(cfg) if shape is None else shape
     issues = list(teton_checks(device, cfg, clean))
     try:
         result = _pyavd_validate(cfg, clean)
