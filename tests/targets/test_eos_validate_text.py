@@ -92,3 +92,14 @@ def test_a_plain_config_takes_orjsons_text_unless_pyavds_function_was_replaced(
         json.dumps(c)))
     avd.validated_structured_config("x", cfg)
     assert texts[1:] == ["public"]
+
+
+@pytest.mark.parametrize("cfg", [
+    {"hostname": "x", "spanning_tree": {"mode": "pvsté☃\U0001F600"}},            # a violation quoting non-ASCII
+    {"hostname": "é", "router_bgp": {"as": "x\u2028y"}},
+    {"hostname": "x", "ethernet_interfaces": [{"name": "E1", "mtu": 2**64 - 1}]},  # orjson's largest int
+    {"hostname": "x", "ethernet_interfaces": [{"name": "E1", "mtu": -2**63, "description": "\x00\x1f\"\\/"}]},
+], ids=repr)
+def test_edge_values_through_orjsons_text_validate_as_pyavd_validates_them(cfg: dict[str, Any]) -> None:
+    assert plain_json(cfg) == PLAIN
+    assert _result(avd._pyavd_validate(cfg, PLAIN)) == _result(pyavd.validate_structured_config(cfg))
