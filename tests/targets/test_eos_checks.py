@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import ipaddress
+import math
 import random
 from typing import Any
 
@@ -114,3 +115,77 @@ def test_the_example_has_multiline_eos_cli_and_stays_clean() -> None:
     cfg = yaml.safe_load(yaml.safe_dump(example_config()))
     cfg["eos_cli"] = "interface Loopback9\n   description x\n"
     assert list(teton_checks(DEVICE, cfg)) == []
+
+
+def _shape_clean_reference(node: Any, multiline_ok: bool, ancestors: set[int]) -> bool:
+    """The one-call-per-node walk `_shape_clean` replaced (its leaves now tested in their container's loop)."""
+    t = type(node)
+    if t is str:
+        return multiline_ok or ("\n" not in node and "\r" not in node)
+    if t is dict:
+        i = id(node)
+        if i in ancestors:
+            return False
+        ancestors.add(i)
+        for k, v in node.items():
+            if type(k) is not str or not _shape_clean_reference(v, k in checks._MULTILINE_KEYS, ancestors):
+                return False
+        ancestors.discard(i)
+        return True
+    if t is list:
+        i = id(node)
+        if i in ancestors:
+            return False
+        ancestors.add(i)
+        for v in node:
+            if not _shape_clean_reference(v, multiline_ok, ancestors):
+                return False
+        ancestors.discard(i)
+        return True
+    if t is int or t is bool or node is None:
+        return True
+    return t is float and math.isfinite(node)
+
+
+def _has_float(node: Any) -> bool:
+    if isinstance(node, dict):
+        return any(_has_float(v) for v in node.values())
+    if isinstance(node, list | tuple):
+        return any(_has_float(v) for v in node)
+    return type(node) is float
+
+
+def _random_shape(rnd: random.Random, depth: int = 0) -> Any:
+    kind = rnd.randrange(6 if depth < 5 else 3)
+    if kind == 0:
+        return rnd.choice(["x", "a\nb", "a\rb", "", _Str("s"), _Str("s\n")])
+    if kind == 1:
+        return rnd.choice([0, True, None, 1.5, float("nan"), float("inf"), -0.0, 2**70, (1,), object(), b"x"])
+    if kind == 2:
+        return rnd.choice([[], {}, "plain", 7])
+    if kind in (3, 4):
+        keys = ["k", "eos_cli", "motd", "description", 1, None] if rnd.random() < 0.1 else ["k", "eos_cli", "n", "x"]
+        return {k if i == 0 else f"{k}{i}" if isinstance(k, str) else k: _random_shape(rnd, depth + 1)
+                for i, k in enumerate(rnd.choice(keys) for _ in range(rnd.randrange(4)))}
+    return [_random_shape(rnd, depth + 1) for _ in range(rnd.randrange(4))]
+
+
+def test_the_shape_walk_answers_as_the_one_call_per_node_walk_and_says_where_floats_are() -> None:
+    rnd = random.Random(44)
+    clean = floats = 0
+    for _ in range(5000):
+        cfg = {"hostname": "x", "data": _random_shape(rnd)}
+        if rnd.random() < 0.05:
+            cfg["data"] = [cfg, cfg["data"]] if rnd.random() < 0.5 else [cfg["data"], cfg["data"]]
+        shape = checks.plain_json(cfg)
+        assert bool(shape) == _shape_clean_reference(cfg, False, set()), cfg
+        if shape:
+            assert shape == checks.PLAIN | (checks.FLOATS if _has_float(cfg) else 0), cfg
+            clean += 1
+            floats += shape != checks.PLAIN
+    assert 500 < clean < 4500 and 100 < floats < clean - 100
+    assert checks.plain_json(example_config()) == checks.PLAIN
+    assert checks.plain_json({"a": [{"b": [1.5]}]}) == checks.PLAIN | checks.FLOATS
+    shapes = [checks.plain_json(x) for x in ("a", "a\nb", 1.5, (1,))]
+    assert shapes == [checks.PLAIN, 0, checks.PLAIN | checks.FLOATS, 0]
+    assert checks._shape_clean("a\nb", True, set()) == checks.PLAIN

@@ -11,6 +11,7 @@ import pytest
 
 from teton.fabric.model import Fabric
 from teton.targets.eos import jsonout
+from teton.targets.eos.checks import PLAIN, plain_json
 from teton.targets.eos.jsonout import dump_json, dump_json_reference
 from teton.targets.eos.structured import structured_config
 
@@ -43,10 +44,15 @@ def test_the_fast_path_writes_json_dumps_bytes_on_random_data(monkeypatch: pytes
     rnd = random.Random(2026)
     fallbacks = []
     monkeypatch.setattr(jsonout, "dump_json_reference", lambda cfg: fallbacks.append(1) or dump_json_reference(cfg))
+    plain = 0
     for _ in range(3000):
         data = {"root": _random(rnd), "list": [_random(rnd) for _ in range(3)]}
         assert dump_json(data) == dump_json_reference(data), data
-    assert 300 < len(fallbacks) < 2700   # both paths taken often
+        shape = plain_json(data)
+        assert dump_json(data, shape) == dump_json_reference(data), data   # the float and null searches skipped
+        plain += shape == PLAIN
+    assert 600 < len(fallbacks) < 5400   # both paths taken often
+    assert 300 < plain < 2700
 
 
 @pytest.mark.parametrize("data", [{1: "int key"}, {"big": 2**70}, {"f": float("nan")}, {"f": 1e16}, {"s": "é"},
@@ -69,6 +75,7 @@ def test_every_lab_structured_config_is_written_as_json_dumps_writes_it(lab_fabr
     want = [dump_json_reference(c) for c in configs]
     monkeypatch.setattr(jsonout, "dump_json_reference", lambda cfg: pytest.fail("fell back"))
     assert [dump_json(c) for c in configs] == want
+    assert [dump_json(c, plain_json(c)) for c in configs] == want
 
 
 def test_the_possessive_float_patterns_find_what_the_backtracking_ones_find() -> None:
@@ -87,3 +94,40 @@ def test_the_possessive_float_patterns_find_what_the_backtracking_ones_find() ->
             assert (got and got.span()) == (want and want.span()), text
             found += bool(want)
     assert found > 300
+
+
+def _spaced(rnd: random.Random, depth: int) -> Any:
+    """Nested dicts and lists (up to 40 deep) whose strings have runs of spaces anywhere, sometimes two or more."""
+    kind = rnd.randrange(4 if depth < 40 else 2)
+    if kind == 0:
+        return "".join(rnd.choice([" ", "  ", "   ", "a", '"', "\\", "\n", "-1.5", ": "]) if rnd.random() < 0.3
+                       else rnd.choice("ab c") for _ in range(rnd.randrange(8)))
+    if kind == 1:
+        return rnd.choice([0, -3, True, False, [], {}])
+    if kind == 2:
+        keys = ["k", " k", "k  ", "a b"]
+        return {rnd.choice(keys) + str(i): _spaced(rnd, depth + 1) for i in range(rnd.randrange(4))}
+    return [_spaced(rnd, depth + 1) for _ in range(rnd.randrange(4))]
+
+
+def test_the_indent_halved_at_c_speed_is_the_indent_halved_line_by_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    import orjson
+
+    rnd = random.Random(7)
+    fast = 0
+    replace = bytes.replace
+    for _ in range(2000):
+        data = orjson.dumps(_spaced(rnd, 0), option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS)
+        lines = data.decode("ascii").split("\n")
+        want = "\n".join(line[(len(line) - len(line.lstrip(" "))) // 2:] for line in lines)
+        got = jsonout._halve_indent(data)
+        assert got == want, data
+        fast += got == replace(data, b"  ", b" ").decode("ascii")
+    assert 200 < fast < 1800   # both the C-speed path and the line-by-line one taken
+    monkeypatch.setattr(jsonout, "dump_json_reference", lambda cfg: pytest.fail("fell back"))
+    for text in ("x y", "x  y"):   # 2 x 120 levels deep (orjson's limit is 255)
+        deep: Any = text
+        for k in range(120):
+            deep = [deep, {"k": deep}] if k % 30 == 0 else {"a": [deep, 1]}
+        cfg = {"deep": deep, "plain": [{"s": "one space"}] * 3}
+        assert dump_json(cfg) == dump_json_reference(cfg)

@@ -25,9 +25,9 @@ def test_a_whole_render_validates_each_switch_once(lab_fabric: Fabric, monkeypat
         calls.append(str(cfg.get("hostname")))
         return validate(cfg)
 
-    def counting_checks(device: str, cfg: dict[str, Any]) -> Any:
+    def counting_checks(device: str, cfg: dict[str, Any], *clean: bool) -> Any:
         checked.append(device)
-        return teton_checks(device, cfg)
+        return teton_checks(device, cfg, *clean)
 
     monkeypatch.setattr(pyavd, "validate_structured_config", counting)
     monkeypatch.setattr("teton.targets.eos.avd.teton_checks", counting_checks)

@@ -29,6 +29,7 @@ from teton.targets.eos.avd import (
 )
 from teton.targets.eos.bgp import read_eos_bgp
 from teton.targets.eos.catalogs import CATALOGS, device_catalog_yaml, render_catalogs
+from teton.targets.eos.checks import plain_json
 from teton.targets.eos.jsonout import dump_json  # the structured config as JSON (a YAML subset AVD tooling reads)
 from teton.targets.eos.readback import read_eos
 from teton.targets.eos.secrets import resolve_structured_config
@@ -133,8 +134,9 @@ class EosTarget(DeviceTarget):
         startup-config and given to the catalog."""
         cfg = structured_config(fabric, device)
         path = self.path(device.name, STRUCTURED)
-        files = {path: dump_json(cfg)}
-        issues, validated = validated_structured_config(device.name, cfg)
+        shape = plain_json(cfg)   # one shape walk for the JSON and the validation
+        files = {path: dump_json(cfg, shape)}
+        issues, validated = validated_structured_config(device.name, cfg, shape)
         if issues or validated is None:
             return files, [Finding(path, i.path, i.message, rule="avd-schema") for i in issues], {}
         made = {anta_catalog_path(device.name): device_catalog_yaml(fabric, device, validated)} if catalog else {}

@@ -29,9 +29,10 @@ _INTERFACE_LISTS = (*sorted(_DHCP_OK), "loopback_interfaces", "tunnel_interfaces
 _ASDOT = re.compile(r"(\d{1,5})\.(\d{1,5})")
 
 
-def teton_checks(device: str, cfg: dict[str, Any]) -> Iterator[AvdIssue]:
+def teton_checks(device: str, cfg: dict[str, Any], clean: int | None = None) -> Iterator[AvdIssue]:
+    """Every issue teton finds in `cfg`; `clean` is `plain_json(cfg)` where the caller has it (else it is made)."""
     yield from _unknown_top_level_keys(device, cfg)
-    yield from _data_shape(device, cfg)
+    yield from _data_shape(device, cfg, clean)
     yield from _interface_addresses(device, cfg)
     yield from _bgp(device, cfg)
 
@@ -56,48 +57,104 @@ def _unknown_top_level_keys(device: str, cfg: dict[str, Any]) -> Iterator[AvdIss
             yield AvdIssue(device, str(key), "unknown top-level key (pyavd accepts any root key and ignores it)")
 
 
-def _data_shape(device: str, cfg: dict[str, Any]) -> Iterator[AvdIssue]:
-    """Non-JSON values and line breaks in single-line strings.  Fast path: one pass that only says whether the walk
-    below would find anything (`_shape_clean`); the walk, which names each problem, runs only when it would."""
+PLAIN = 1    # `plain_json`: plain JSON data the walk finds nothing in
+FLOATS = 2   # ... and a float in it
+
+
+def plain_json(cfg: Any) -> int:
+    """0 where `_walk_shape` may find something in `cfg`, else `PLAIN` (| `FLOATS` where it holds a float): exact
+    dicts with str keys, lists, str (a line break only under a `_MULTILINE_KEYS` key), int, bool, None and finite
+    floats, no cycle (`_shape_clean`)."""
     try:
-        clean = _shape_clean(cfg, False, set())
+        return _shape_clean(cfg, False, set())
     except RecursionError:
-        clean = False
+        return 0
+
+
+def _data_shape(device: str, cfg: dict[str, Any], clean: int | None = None) -> Iterator[AvdIssue]:
+    """Non-JSON values and line breaks in single-line strings.  Fast path: one pass that only says whether the walk
+    below would find anything (`plain_json`); the walk, which names each problem, runs only when it would."""
+    if clean is None:
+        clean = plain_json(cfg)
     if clean:
         return
     yield from _walk_shape(device, cfg, "", None, set())
 
 
-def _shape_clean(node: Any, multiline_ok: bool, ancestors: set[int]) -> bool:
-    """True only where `_walk_shape` would yield nothing: plain dicts with str keys, lists, str (a line break only
-    under a `_MULTILINE_KEYS` key), int, bool, None and finite floats.  Anything else (a subclass, a tuple, a
-    non-str key, a cycle) is False and left to the walk, which decides and names it."""
+def _shape_clean(node: Any, multiline_ok: bool, ancestors: set[int]) -> int:
+    """Non-zero only where `_walk_shape` would yield nothing: `PLAIN`, with `FLOATS` where a float is in `node`.
+    Anything else (a subclass, a tuple, a non-str key, a cycle) is 0 and left to the walk, which decides and names
+    it.  The leaves are tested in their container's loop (`_clean_dict`, `_clean_list`): a call per container only."""
     t = type(node)
-    if t is str:
-        return multiline_ok or ("\n" not in node and "\r" not in node)
     if t is dict:
-        i = id(node)
-        if i in ancestors:
-            return False
-        ancestors.add(i)
-        for k, v in node.items():
-            if type(k) is not str or not _shape_clean(v, k in _MULTILINE_KEYS, ancestors):
-                return False
-        ancestors.discard(i)
-        return True
+        return _clean_dict(node, ancestors)
     if t is list:
-        i = id(node)
-        if i in ancestors:
-            return False
-        ancestors.add(i)
-        for v in node:
-            if not _shape_clean(v, multiline_ok, ancestors):
-                return False
-        ancestors.discard(i)
-        return True
-    if t is int or t is bool or node is None:
-        return True
-    return t is float and math.isfinite(node)
+        return _clean_list(node, multiline_ok, ancestors)
+    return _clean_list([node], multiline_ok, set())
+
+
+def _clean_dict(node: dict[Any, Any], ancestors: set[int]) -> int:
+    i = id(node)
+    if i in ancestors:
+        return 0
+    ancestors.add(i)
+    shape = PLAIN
+    for k, v in node.items():
+        if type(k) is not str:
+            return 0
+        t = type(v)
+        if t is str:
+            if ("\n" in v or "\r" in v) and k not in _MULTILINE_KEYS:
+                return 0
+        elif t is dict:
+            sub = _clean_dict(v, ancestors)
+            if not sub:
+                return 0
+            shape |= sub
+        elif t is list:
+            sub = _clean_list(v, k in _MULTILINE_KEYS, ancestors)
+            if not sub:
+                return 0
+            shape |= sub
+        elif t is float:
+            if not math.isfinite(v):
+                return 0
+            shape |= FLOATS
+        elif not (t is int or t is bool or v is None):
+            return 0
+    ancestors.discard(i)
+    return shape
+
+
+def _clean_list(node: list[Any], multiline_ok: bool, ancestors: set[int]) -> int:
+    i = id(node)
+    if i in ancestors:
+        return 0
+    ancestors.add(i)
+    shape = PLAIN
+    for v in node:
+        t = type(v)
+        if t is str:
+            if not multiline_ok and ("\n" in v or "\r" in v):
+                return 0
+        elif t is dict:
+            sub = _clean_dict(v, ancestors)
+            if not sub:
+                return 0
+            shape |= sub
+        elif t is list:
+            sub = _clean_list(v, multiline_ok, ancestors)
+            if not sub:
+                return 0
+            shape |= sub
+        elif t is float:
+            if not math.isfinite(v):
+                return 0
+            shape |= FLOATS
+        elif not (t is int or t is bool or v is None):
+            return 0
+    ancestors.discard(i)
+    return shape
 
 
 def _walk_shape(device: str, node: Any, path: str, key: str | None, seen: set[int]) -> Iterator[AvdIssue]:
