@@ -214,19 +214,59 @@ _OCTET = r"(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
 _IPV4 = re.compile(rf"{_OCTET}(?:\.{_OCTET}){{3}}")   # an IPv4 address as ipaddress writes it
 
 
+_HEXTET = re.compile(r"0|[1-9a-f][0-9a-f]{0,3}")   # a hextet as ipaddress writes it
+_V6_CHARS = re.compile(r"[0-9a-f:]{2,39}")
+
+
+def _zero_run(hextets: list[str]) -> int:
+    """The longest run of "0" hextets."""
+    longest = run = 0
+    for h in hextets:
+        run = run + 1 if h == "0" else 0
+        longest = max(longest, run)
+    return longest
+
+
+def _ipv6_as_written(a: str) -> bool:
+    """`a` is an IPv6 address as ipaddress writes it (`str(IPv6Address(a)) == a`): eight hextets, each lower-case hex
+    without leading zeros, the first longest run of two or more "0" hextets written "::" (`_compress_hextets`) and no
+    other; no scope, no dotted quad, and not an IPv4-mapped address (Python 3.13 writes those dotted)."""
+    if not _V6_CHARS.fullmatch(a) or a.startswith("::ffff:"):
+        return False
+    head, gap, tail = a.partition("::")
+    if gap:
+        if "::" in tail:
+            return False
+        first = head.split(":") if head else []
+        last = tail.split(":") if tail else []
+        zeros = 8 - len(first) - len(last)   # the hextets "::" stands for
+        if zeros < 2 or (first and first[-1] == "0") or (last and last[0] == "0") \
+                or _zero_run(first) >= zeros or _zero_run(last) > zeros:
+            return False
+    else:
+        first, last = a.split(":"), []
+        if len(first) != 8 or _zero_run(first) > 1:
+            return False
+    return all(_HEXTET.fullmatch(h) for h in first) and all(_HEXTET.fullmatch(h) for h in last)
+
+
 @functools.lru_cache(maxsize=1 << 16)
 def _address_text(a: str) -> str:
-    """`str(ip_address(a))`: an IPv4 address already so written is itself (ipaddress writes each octet in decimal
-    without leading zeros, and reads nothing else), any other goes through `ip_address` (once per switch's peer)."""
-    return a if _IPV4.fullmatch(a) else str(ip_address(a))
+    """`str(ip_address(a))`: an address already so written is itself (ipaddress writes an IPv4 address's octets in
+    decimal without leading zeros and reads nothing else; an IPv6 one: `_ipv6_as_written`), any other goes through
+    `ip_address` (tests/targets/test_anta_fast.py compares both on random addresses)."""
+    return a if _IPV4.fullmatch(a) or _ipv6_as_written(a) else str(ip_address(a))
 
 
 def _interface_ip_text(own: str) -> str:
-    """`str(ip_interface(own).ip)`, with `_address_text`'s shortcut where the prefix length is one of IPv4's."""
+    """`str(ip_interface(own).ip)`, with `_address_text`'s shortcut where the prefix length is one of the address's
+    family (IPv4: 0-32 written without leading zeros; IPv6: 0-128)."""
     address, slash, length = own.partition("/")
-    if slash and length.isdigit() and length.isascii() and int(length) <= 32 and length == str(int(length)) \
-            and _IPV4.fullmatch(address):
-        return address
+    if slash and length.isdigit() and length.isascii():
+        if int(length) <= 32 and length == str(int(length)) and _IPV4.fullmatch(address):
+            return address
+        if int(length) <= 128 and _ipv6_as_written(address):
+            return address
     return str(ip_interface(own).ip)
 
 
