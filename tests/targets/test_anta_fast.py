@@ -181,3 +181,25 @@ def test_an_ipv6_address_as_ipaddress_writes_it_is_itself() -> None:
                 anta_catalog._interface_ip_text(i)
         else:
             assert anta_catalog._interface_ip_text(i) == want, i
+
+
+def test_the_parent_warms_the_catalogs_only_where_every_one_is_made(lab_fabric: Fabric,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    import subprocess
+    import sys
+
+    import teton.targets.eos as eos
+    from teton.targets.base import RenderContext
+
+    warmed: list[bool] = []
+    monkeypatch.setattr(eos, "warm_catalogs", lambda: warmed.append(True))
+    monkeypatch.setattr(eos, "warm_templar", lambda: None)
+    eos.TARGET.prepare(lab_fabric, RenderContext())
+    assert warmed == [True]
+    eos.TARGET.prepare(lab_fabric, RenderContext(devices=frozenset({"x"})))
+    eos.TARGET.prepare(lab_fabric, RenderContext(cache=object()))  # type: ignore[arg-type]
+    assert warmed == [True]
+    code = ("import sys; from teton.targets.eos.catalogs import warm_catalogs; warm_catalogs(); "
+            "assert {'anta.tests.hardware', 'pyavd._anta.factories', 'pyavd._eos_cli_config_gen.schema'} "
+            "<= set(sys.modules)")
+    subprocess.run([sys.executable, "-c", code], check=True, env={"PYTHONPATH": str(Path(eos.__file__).parents[3])})

@@ -54,9 +54,10 @@ def warm_catalogs() -> None:
     pyavd's public API (`EosTarget.prepare`: in the parent, before the render's workers fork, as `avd.warm_templar`).
     A worker would otherwise pay it at its first catalog (~0.4 s of CPU each, ~0.25 s of it imports); the parent's
     copy runs beside the render's aside (`pipeline.fabric_findings`, ~0.6 s)."""
+    import pyavd
     from pyavd.api.anta import AVDFabricData
 
-    from teton.targets.eos.anta_catalog import SETTINGS, pyavd
+    from teton.targets.eos.anta_catalog import SETTINGS
 
     bare = {"hostname": "teton-warm"}
     pyavd.get_device_test_catalog("teton-warm", bare, AVDFabricData.from_structured_configs({"teton-warm": bare}),
