@@ -452,32 +452,43 @@ class _YamlWriter:
     def mapping(self, d: dict[str, Any], indent: str, first: str, out: list[str], seen: set[int]) -> None:
         """`d` (not empty) as a block mapping: its first key after `first`, the others on lines of `indent`."""
         lead = first
+        keys, values = self.keys, self.values   # a remembered str's text read here (`key`, `value`: the others)
         for k in sorted(d):
             v = d[k]
             t = type(v)
-            if (t is dict or t is list) and v:
+            key = keys.get(k) if type(k) is str else None
+            if key is None:
+                key = self.key(k)
+            if t is str:
+                text = values.get(v)
+                out.append(f"{lead}{key}: {self.value(v) if text is None else text}\n")
+            elif (t is dict or t is list) and v:
                 if id(v) in seen:
                     raise _UnsureYaml   # PyYAML writes a container met twice as an alias
                 seen.add(id(v))
-                out.append(f"{lead}{self.key(k)}:\n")
+                out.append(f"{lead}{key}:\n")
                 if t is dict:
                     self.mapping(v, indent + "  ", indent + "  ", out, seen)
                 else:
                     self.sequence(v, indent, indent, out, seen)
             elif t is dict:
-                out.append(f"{lead}{self.key(k)}: {{}}\n")
+                out.append(f"{lead}{key}: {{}}\n")
             elif t is list:
-                out.append(f"{lead}{self.key(k)}: []\n")
+                out.append(f"{lead}{key}: []\n")
             else:
-                out.append(f"{lead}{self.key(k)}: {self.value(v)}\n")
+                out.append(f"{lead}{key}: {self.value(v)}\n")
             lead = indent
 
     def sequence(self, items: list[Any], indent: str, first: str, out: list[str], seen: set[int]) -> None:
         """`items` (not empty) as a block sequence: the first "- " after `first`, the others on lines of `indent`."""
         lead = first
+        values = self.values
         for v in items:
             t = type(v)
-            if (t is dict or t is list) and v:
+            if t is str:
+                text = values.get(v)
+                out.append(f"{lead}- {self.value(v) if text is None else text}\n")
+            elif (t is dict or t is list) and v:
                 if id(v) in seen:
                     raise _UnsureYaml
                 seen.add(id(v))
