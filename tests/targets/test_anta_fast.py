@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import random
 import re
-from ipaddress import ip_address, ip_interface
+from ipaddress import IPv6Address, ip_address, ip_interface
 from pathlib import Path
 
 import pyavd
@@ -136,3 +136,70 @@ def test_an_address_is_written_as_ipaddress_writes_it() -> None:
         else:
             assert anta_catalog._interface_ip_text(i) == want, i
     assert refused >= 4
+
+
+def _ipv6_spellings(rnd: random.Random) -> list[str]:
+    """Spellings of a random IPv6 address with runs of zero hextets: ipaddress's, the exploded one, "::" for each
+    run of zeros, leading zeros, upper case."""
+    words = [rnd.choice((0, 0, 0, rnd.randrange(1, 16), rnd.randrange(1 << 16))) for _ in range(8)]
+    a = IPv6Address(sum(w << (16 * (7 - k)) for k, w in enumerate(words)))
+    plain = [f"{w:x}" for w in words]
+    out = [str(a), a.exploded, ":".join(plain), ":".join(f"{w:X}" for w in words)]
+    for start in range(8):
+        for end in range(start + 1, 9):
+            if all(w == 0 for w in words[start:end]):
+                out.append(":".join(plain[:start]) + "::" + ":".join(plain[end:]))
+    return out
+
+
+def test_an_ipv6_address_as_ipaddress_writes_it_is_itself() -> None:
+    rnd = random.Random(11)
+    cases = ["::", "::1", "1::", "0::1", "1:0::", "::ffff:102:304", "::fffe:102:304", "1:0:0:2:0:0:0:3",
+             "1:0:0:0:2:0:0:3", "1:0:0:2::3", "::1:0:0:2:0:0", "1::2:0:0:3", "1:2:3:4:5:6:7:8", "1:2:3:4:5:6:7::",
+             "1::2:3:4:5:6:7:8", ":1::", "1:::2", "1::2::3", "01::", "::g", "::1%eth0", "::1.2.3.4", "1:2:3:4:5:6:7"]
+    for _ in range(3000):
+        cases += _ipv6_spellings(rnd)
+    written = 0
+    for a in cases:
+        try:
+            want = str(ip_address(a))
+        except ValueError:
+            assert not anta_catalog._ipv6_as_written(a), a
+            with pytest.raises(ValueError):
+                anta_catalog._address_text(a)
+            continue
+        assert anta_catalog._ipv6_as_written(a) == (want == a and not a.startswith("::ffff:") and "%" not in a), a
+        assert anta_catalog._address_text(a) == want, a
+        written += want == a
+    assert written > 3000
+    interfaces = [f"{a}/{rnd.choice((0, 64, 127, 128, 129, '0128', '', 'x', '１'))}" for a in cases[::7]]
+    for i in interfaces:
+        try:
+            want = str(ip_interface(i).ip)
+        except ValueError:
+            with pytest.raises(ValueError):
+                anta_catalog._interface_ip_text(i)
+        else:
+            assert anta_catalog._interface_ip_text(i) == want, i
+
+
+def test_the_parent_warms_the_catalogs_only_where_every_one_is_made(lab_fabric: Fabric,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    import subprocess
+    import sys
+
+    import teton.targets.eos as eos
+    from teton.targets.base import RenderContext
+
+    warmed: list[bool] = []
+    monkeypatch.setattr(eos, "warm_catalogs", lambda: warmed.append(True))
+    monkeypatch.setattr(eos, "warm_templar", lambda: None)
+    eos.TARGET.prepare(lab_fabric, RenderContext())
+    assert warmed == [True]
+    eos.TARGET.prepare(lab_fabric, RenderContext(devices=frozenset({"x"})))
+    eos.TARGET.prepare(lab_fabric, RenderContext(cache=object()))  # type: ignore[arg-type]
+    assert warmed == [True]
+    code = ("import sys; from teton.targets.eos.catalogs import warm_catalogs; warm_catalogs(); "
+            "assert {'anta.tests.hardware', 'pyavd._anta.factories', 'pyavd._eos_cli_config_gen.schema'} "
+            "<= set(sys.modules)")
+    subprocess.run([sys.executable, "-c", code], check=True, env={"PYTHONPATH": str(Path(eos.__file__).parents[3])})

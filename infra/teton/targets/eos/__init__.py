@@ -28,7 +28,7 @@ from teton.targets.eos.avd import (
     warm_templar,
 )
 from teton.targets.eos.bgp import read_eos_bgp
-from teton.targets.eos.catalogs import CATALOGS, device_catalog_yaml, render_catalogs
+from teton.targets.eos.catalogs import CATALOGS, device_catalog_yaml, render_catalogs, warm_catalogs
 from teton.targets.eos.checks import plain_json
 from teton.targets.eos.jsonout import dump_json  # the structured config as JSON (a YAML subset AVD tooling reads)
 from teton.targets.eos.readback import read_eos
@@ -113,9 +113,13 @@ class EosTarget(DeviceTarget):
         return {anta_catalog_path(device.name): device_catalog_yaml(fabric, device, validated)}, []
 
     def prepare(self, fabric: Fabric, ctx: RenderContext) -> None:
-        """pyavd's templar made and its rewritten templates loaded once, in the parent (`avd.warm_templar`)."""
+        """pyavd's templar made and its rewritten templates loaded once, in the parent (`avd.warm_templar`); ANTA
+        and pyavd's test index too where every switch's catalog is to be made (`catalogs.warm_catalogs`: a whole
+        render without a cache; with one, a worker imports them at its first catalog not in the cache)."""
         if fabric.switches("eos"):
             warm_templar()
+            if not ctx.devices and ctx.cache is None:
+                warm_catalogs()
 
     def chunk_state(self, ctx: RenderContext) -> Any:
         return True if ctx.validate else None

@@ -214,19 +214,59 @@ _OCTET = r"(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
 _IPV4 = re.compile(rf"{_OCTET}(?:\.{_OCTET}){{3}}")   # an IPv4 address as ipaddress writes it
 
 
+_HEXTET = re.compile(r"0|[1-9a-f][0-9a-f]{0,3}")   # a hextet as ipaddress writes it
+_V6_CHARS = re.compile(r"[0-9a-f:]{2,39}")
+
+
+def _zero_run(hextets: list[str]) -> int:
+    """The longest run of "0" hextets."""
+    longest = run = 0
+    for h in hextets:
+        run = run + 1 if h == "0" else 0
+        longest = max(longest, run)
+    return longest
+
+
+def _ipv6_as_written(a: str) -> bool:
+    """`a` is an IPv6 address as ipaddress writes it (`str(IPv6Address(a)) == a`): eight hextets, each lower-case hex
+    without leading zeros, the first longest run of two or more "0" hextets written "::" (`_compress_hextets`) and no
+    other; no scope, no dotted quad, and not an IPv4-mapped address (Python 3.13 writes those dotted)."""
+    if not _V6_CHARS.fullmatch(a) or a.startswith("::ffff:"):
+        return False
+    head, gap, tail = a.partition("::")
+    if gap:
+        if "::" in tail:
+            return False
+        first = head.split(":") if head else []
+        last = tail.split(":") if tail else []
+        zeros = 8 - len(first) - len(last)   # the hextets "::" stands for
+        if zeros < 2 or (first and first[-1] == "0") or (last and last[0] == "0") \
+                or _zero_run(first) >= zeros or _zero_run(last) > zeros:
+            return False
+    else:
+        first, last = a.split(":"), []
+        if len(first) != 8 or _zero_run(first) > 1:
+            return False
+    return all(_HEXTET.fullmatch(h) for h in first) and all(_HEXTET.fullmatch(h) for h in last)
+
+
 @functools.lru_cache(maxsize=1 << 16)
 def _address_text(a: str) -> str:
-    """`str(ip_address(a))`: an IPv4 address already so written is itself (ipaddress writes each octet in decimal
-    without leading zeros, and reads nothing else), any other goes through `ip_address` (once per switch's peer)."""
-    return a if _IPV4.fullmatch(a) else str(ip_address(a))
+    """`str(ip_address(a))`: an address already so written is itself (ipaddress writes an IPv4 address's octets in
+    decimal without leading zeros and reads nothing else; an IPv6 one: `_ipv6_as_written`), any other goes through
+    `ip_address` (tests/targets/test_anta_fast.py compares both on random addresses)."""
+    return a if _IPV4.fullmatch(a) or _ipv6_as_written(a) else str(ip_address(a))
 
 
 def _interface_ip_text(own: str) -> str:
-    """`str(ip_interface(own).ip)`, with `_address_text`'s shortcut where the prefix length is one of IPv4's."""
+    """`str(ip_interface(own).ip)`, with `_address_text`'s shortcut where the prefix length is one of the address's
+    family (IPv4: 0-32 written without leading zeros; IPv6: 0-128)."""
     address, slash, length = own.partition("/")
-    if slash and length.isdigit() and length.isascii() and int(length) <= 32 and length == str(int(length)) \
-            and _IPV4.fullmatch(address):
-        return address
+    if slash and length.isdigit() and length.isascii():
+        if int(length) <= 32 and length == str(int(length)) and _IPV4.fullmatch(address):
+            return address
+        if int(length) <= 128 and _ipv6_as_written(address):
+            return address
     return str(ip_interface(own).ip)
 
 
@@ -412,32 +452,43 @@ class _YamlWriter:
     def mapping(self, d: dict[str, Any], indent: str, first: str, out: list[str], seen: set[int]) -> None:
         """`d` (not empty) as a block mapping: its first key after `first`, the others on lines of `indent`."""
         lead = first
+        keys, values = self.keys, self.values   # a remembered str's text read here (`key`, `value`: the others)
         for k in sorted(d):
             v = d[k]
             t = type(v)
-            if (t is dict or t is list) and v:
+            key = keys.get(k) if type(k) is str else None
+            if key is None:
+                key = self.key(k)
+            if t is str:
+                text = values.get(v)
+                out.append(f"{lead}{key}: {self.value(v) if text is None else text}\n")
+            elif (t is dict or t is list) and v:
                 if id(v) in seen:
                     raise _UnsureYaml   # PyYAML writes a container met twice as an alias
                 seen.add(id(v))
-                out.append(f"{lead}{self.key(k)}:\n")
+                out.append(f"{lead}{key}:\n")
                 if t is dict:
                     self.mapping(v, indent + "  ", indent + "  ", out, seen)
                 else:
                     self.sequence(v, indent, indent, out, seen)
             elif t is dict:
-                out.append(f"{lead}{self.key(k)}: {{}}\n")
+                out.append(f"{lead}{key}: {{}}\n")
             elif t is list:
-                out.append(f"{lead}{self.key(k)}: []\n")
+                out.append(f"{lead}{key}: []\n")
             else:
-                out.append(f"{lead}{self.key(k)}: {self.value(v)}\n")
+                out.append(f"{lead}{key}: {self.value(v)}\n")
             lead = indent
 
     def sequence(self, items: list[Any], indent: str, first: str, out: list[str], seen: set[int]) -> None:
         """`items` (not empty) as a block sequence: the first "- " after `first`, the others on lines of `indent`."""
         lead = first
+        values = self.values
         for v in items:
             t = type(v)
-            if (t is dict or t is list) and v:
+            if t is str:
+                text = values.get(v)
+                out.append(f"{lead}- {self.value(v) if text is None else text}\n")
+            elif (t is dict or t is list) and v:
                 if id(v) in seen:
                     raise _UnsureYaml
                 seen.add(id(v))

@@ -49,6 +49,21 @@ def device_catalog_yaml(fabric: Fabric, d: Device, validated: dict[str, Any]) ->
     return catalog_yaml(d.name, device_catalog_data(fabric, d, validated))
 
 
+def warm_catalogs() -> None:
+    """ANTA, pyavd's test index and its structured-config model imported now, by one catalog of a bare switch through
+    pyavd's public API (`EosTarget.prepare`: in the parent, before the render's workers fork, as `avd.warm_templar`).
+    A worker would otherwise pay it at its first catalog (~0.4 s of CPU each, ~0.25 s of it imports); the parent's
+    copy runs beside the render's aside (`pipeline.fabric_findings`, ~0.6 s)."""
+    import pyavd
+    from pyavd.api.anta import AVDFabricData
+
+    from teton.targets.eos.anta_catalog import SETTINGS
+
+    bare = {"hostname": "teton-warm"}
+    pyavd.get_device_test_catalog("teton-warm", bare, AVDFabricData.from_structured_configs({"teton-warm": bare}),
+                                  SETTINGS)
+
+
 class _Catalogs(DeviceTarget):
     """The render cache's name for the catalogs (it keys a device's files by target, version, the class's source and
     the device's slice digest); not a registered target."""
