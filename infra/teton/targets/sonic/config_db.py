@@ -38,9 +38,10 @@ def lldp_port_id(name: str, place: PortPlace, slots: int) -> str:
 
 def _ports(model: SwitchModel, device: Device, mtu_default: int) -> dict[str, dict[str, str]]:
     out: dict[str, dict[str, str]] = {}
+    slots = model.slots
     for port, i in device.port_map():
-        entry = {"alias": port_alias(model, port), "index": str(port.ordinal + 1),
-                 "lanes": ",".join(str(x) for x in port.lanes),
+        entry = {"alias": alias(port.slot, port.position, slots), "index": str(port.ordinal + 1),
+                 "lanes": ",".join(map(str, port.lanes)),
                  "speed": str((i.speed_gbps if i else port.speed_gbps) * 1000), "fec": "rs",
                  "mtu": str(i.mtu if i else mtu_default), "admin_status": "up" if i else "down"}
         if i:
