@@ -126,7 +126,7 @@ class SonicTarget(DeviceTarget):
     def render_device(self, fabric: Fabric, device: Device, ctx: RenderContext,
                       state: Any) -> tuple[Files, list[Finding]]:
         assert device.routing is not None
-        db = config_db(device, fabric.models[device.model])
+        db = config_db(device, fabric.models[device.model], shared=True)    # validated and written, never changed
         db.update(neighbour_tables(expected(fabric, device), {i.peer: fabric.device(i.peer).role
                                                                for i in device.interfaces}))
         path = self.path(device.name, "config_db.json")

@@ -19,7 +19,7 @@ from teton.fabric.model import Device, Interface
 from teton.fabric.neighbours import Neighbour
 from teton.spec.model import SwitchModel
 from teton.targets.sonic.management import mgmt_tables
-from teton.targets.sonic.qos import policy_tables, qos_tables
+from teton.targets.sonic.qos import policy_tables, qos_tables, shared_qos_tables
 
 
 def port_alias(model: SwitchModel, port: Port) -> str:
@@ -38,9 +38,10 @@ def lldp_port_id(name: str, place: PortPlace, slots: int) -> str:
 
 def _ports(model: SwitchModel, device: Device, mtu_default: int) -> dict[str, dict[str, str]]:
     out: dict[str, dict[str, str]] = {}
+    slots = model.slots
     for port, i in device.port_map():
-        entry = {"alias": port_alias(model, port), "index": str(port.ordinal + 1),
-                 "lanes": ",".join(str(x) for x in port.lanes),
+        entry = {"alias": alias(port.slot, port.position, slots), "index": str(port.ordinal + 1),
+                 "lanes": ",".join(map(str, port.lanes)),
                  "speed": str((i.speed_gbps if i else port.speed_gbps) * 1000), "fec": "rs",
                  "mtu": str(i.mtu if i else mtu_default), "admin_status": "up" if i else "down"}
         if i:
@@ -71,8 +72,9 @@ def neighbour_tables(neighbours: list[Neighbour], roles: dict[str, str]) -> dict
                                          for n in neighbours}}
 
 
-def config_db(device: Device, model: SwitchModel) -> dict[str, Any]:
-    """The device's Config DB as plain dicts (all values strings, as Config DB stores them).
+def config_db(device: Device, model: SwitchModel, shared: bool = False) -> dict[str, Any]:
+    """The device's Config DB as plain dicts (all values strings, as Config DB stores them).  `shared`: the QoS and
+    buffer tables are dicts shared with other switches' (`qos.shared_qos_tables`): the caller must not change them.
 
     FRR runs from the rendered frr.conf alone: `split-unified` keeps SONiC's own FRR templates out (in `split` mode
     the container deletes frr.conf and loads per-daemon files), and there is no BGP_NEIGHBOR table, which would make
@@ -100,7 +102,7 @@ def config_db(device: Device, model: SwitchModel) -> dict[str, Any]:
     for i in device.interfaces:
         _interface(db["INTERFACE"], i)
     if device.qos is not None and device.buffers is not None:
-        db.update(qos_tables(device, device.qos, device.buffers, model.buffering))
+        db.update((shared_qos_tables if shared else qos_tables)(device, device.qos, device.buffers, model.buffering))
     if device.policy is not None:
         db.update(policy_tables(device.policy))
     if device.management is not None:

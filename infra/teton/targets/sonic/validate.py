@@ -163,13 +163,15 @@ def _port_own(row: Any) -> Any:
     unless a table of it names the port (a leafref's target: a reference to a port that is missing fails there)."""
     if not isinstance(row, dict):
         return row
+    if PORT_OWN_FIELDS.isdisjoint(row):     # the same test of each field as below, in C (an unused port)
+        return PORT_PLACEHOLDER
     own = {f: v for f, v in row.items() if f in PORT_OWN_FIELDS}
     return {**PORT_PLACEHOLDER, **own} if own else PORT_PLACEHOLDER
 
 
 def _port_shared(row: Any) -> Any:
     """A PORT row in the port part: without its own fields."""
-    if not isinstance(row, dict) or not PORT_OWN_FIELDS.intersection(row):
+    if not isinstance(row, dict) or PORT_OWN_FIELDS.isdisjoint(row):
         return row
     return {f: v for f, v in row.items() if f not in PORT_OWN_FIELDS}
 

@@ -273,6 +273,7 @@ class SonicYangValidator:
             if not isinstance(entries, dict):
                 issues.append(YangIssue(device, tname, "", None, "table is not a JSON object"))
                 continue
+            containers, lists = table.containers, table.lists
             for key, fields in entries.items():
                 hit = rows.get((tname, key)) if type(key) is str else None
                 if hit is not None and hit[0] == fields:      # the same row as on an earlier switch
@@ -285,12 +286,12 @@ class SonicYangValidator:
                 if not isinstance(fields, dict):
                     issues.append(YangIssue(device, tname, key, None, "entry is not a JSON object"))
                     continue
-                shape = table.containers.get(key)
+                shape = containers.get(key)
                 if shape is not None:
                     members: dict[str, str] = {}
                 else:
                     parts = key.split("|")
-                    shape = table.lists.get(len(parts))
+                    shape = lists.get(len(parts))
                     if shape is None:
                         issues.append(YangIssue(device, tname, key, None, self._no_shape(table, key)))
                         continue
@@ -299,13 +300,12 @@ class SonicYangValidator:
                         for name, (prefix, encode), part in zip(shape.key_names, shape.key_encoders, parts, strict=True)
                     }
                 conflicts: list[str] = []
-                pairs = self._fill(shape, fields, members, conflicts)
+                pairs, strings = self._fill(shape, fields, members, conflicts)
                 for name in conflicts:
                     issues.append(YangIssue(device, tname, key, name, f'field "{name}" contradicts the key "{key}"'))
                 item = _Item(table, shape, key, members, pairs)
                 items.append(item)
-                if len(rows) < ROW_CACHE_MAX and all(type(v) is str for v in fields.values()) and all(
-                        type(k) is str for k in fields):
+                if strings and len(rows) < ROW_CACHE_MAX:
                     rows[(tname, key)] = (dict(fields), shape, members, pairs, item.text(), tuple(conflicts))
         return items
 
@@ -319,19 +319,26 @@ class SonicYangValidator:
 
     @staticmethod
     def _fill(shape: Shape, fields: dict[str, Any], members: dict[str, str],
-              conflicts: list[str]) -> list[tuple[str, str]]:
-        """Encode the fields of one entry into `members` (keys already there); return the pairs of a map table.  A
-        field named like a key leaf is dropped, and listed in `conflicts` when its value differs from the key."""
+              conflicts: list[str]) -> tuple[list[tuple[str, str]], bool]:
+        """Encode the fields of one entry into `members` (keys already there); return the pairs of a map table, and
+        whether every field's name and value is a string (a row the row cache may keep).  A field named like a key
+        leaf is dropped, and listed in `conflicts` when its value differs from the key."""
         leaves = shape.leaves
         inner = shape.inner
+        key_names = shape.key_names
         pairs: list[tuple[str, str]] = []
+        strings = True
         for name, value in fields.items():
-            name = str(name)
+            if type(name) is not str:
+                name = str(name)
+                strings = False
+            if type(value) is not str:
+                strings = False
             if name.endswith("@"):  # Redis' marker of a comma-separated leaf-list
                 name = name[:-1]
             leaf = leaves.get(name)
-            if name in shape.key_names:
-                prefix, encode = shape.key_encoders[shape.key_names.index(name)]
+            if name in key_names:
+                prefix, encode = shape.key_encoders[key_names.index(name)]
                 if prefix + encode(value) != members.get(name):
                     conflicts.append(name)
             elif leaf is not None:
@@ -345,7 +352,7 @@ class SonicYangValidator:
                 pairs.append((name, pair + "}"))
             else:
                 members[name] = quote(name) + ":" + enc_string(value)  # not in the model: libyang reports it
-        return pairs
+        return pairs, strings
 
     @staticmethod
     def _serialize(items: list[_Item]) -> tuple[str, dict[int, tuple[_Item, str | None]]]:
