@@ -68,6 +68,37 @@ def _yaml(data: Any, flow: bool | None = None) -> str:
     return HEADER + yaml.dump(data, Dumper=Dumper, sort_keys=True, default_flow_style=flow, width=120)
 
 
+_STR_TAG, _NULL_TAG, _MAP_TAG = "tag:yaml.org,2002:str", "tag:yaml.org,2002:null", "tag:yaml.org,2002:map"
+
+
+def _inventory_yaml(data: dict[str, Any]) -> str:
+    """`_yaml(data, flow=False)` for the inventory (mappings of str keys down to None), the same text: its node tree
+    built here as the safe representer builds it (str and None scalars in their default style, mappings block-style
+    with sorted keys) and handed to the dumper's serializer, without the representer's per-value dispatch (the 24k's
+    81k scalars).  A value of any other type, or a dict met twice (the representer would write an alias), and it is
+    `_yaml`'s."""
+    seen: set[int] = set()
+
+    def node(x: Any) -> Any:
+        if x is None:
+            return yaml.ScalarNode(_NULL_TAG, "null")
+        if type(x) is not dict or id(x) in seen:
+            raise TypeError
+        seen.add(id(x))
+        pairs = []
+        for k in sorted(x):
+            if type(k) is not str:
+                raise TypeError
+            pairs.append((yaml.ScalarNode(_STR_TAG, k), node(x[k])))
+        return yaml.MappingNode(_MAP_TAG, pairs, flow_style=False)
+
+    try:
+        tree = node(data)
+    except TypeError:
+        return _yaml(data, flow=False)
+    return HEADER + yaml.serialize(tree, Dumper=Dumper, width=120)
+
+
 @cache
 def _schema() -> tuple[Any, dict[str, frozenset[str]]]:
     """(validator of each property on its own, {teton_role: keys a host of that role must have}).  The schema is
@@ -301,7 +332,7 @@ class AnsibleTarget(Target):
         # data is data: every value marked unsafe for Ansible's templating (`unsafe`), but teton's own templates
         files = {rel: _yaml(mark_yaml(data, MEANT_AS_TEMPLATES)) if rel.endswith(".yml") else _json(data)
                  for rel, data in docs.files.items()}
-        files[INVENTORY] = _yaml(docs.inventory(), flow=False)
+        files[INVENTORY] = _inventory_yaml(docs.inventory())
         return files
 
     def read_back(self, source: BuildFiles, fabric: Fabric, ctx: RenderContext,
