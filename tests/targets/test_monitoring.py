@@ -237,7 +237,7 @@ def _series_reference(name: str, labels: tuple[tuple[str, str], ...]) -> str:
 
 def test_the_fast_label_paths_equal_the_reference_on_random_labels():
     """`fixed_labels` is `labels_of`, `series`'s unquoted join is each value quoted, `number`'s int path is the
-    float's, on values with and without quotes, backslashes, newlines, None, "", ints and a str subclass."""
+    float's, on values with and without quotes, backslashes, newlines, None, "", ints and str subclasses."""
     import random
 
     from teton.targets.monitoring.text import fixed_labels, labels_of, number
@@ -245,12 +245,17 @@ def test_the_fast_label_paths_equal_the_reference_on_random_labels():
     class Name(str):
         pass
 
+    from enum import Enum
+
+    class Role(str, Enum):  # noqa: UP042  (formats as "Role.SPINE": the label is its str data)
+        SPINE = "spine"
+
     rng = random.Random(7)
     names = ("a", "b_c", "device", "peer", "z9")
     make = fixed_labels(*names)
     alphabet = ['x', 'y', '"', '\\', '\n', '=', ',', '{', 'é']
     for _ in range(5000):
-        values = [rng.choice([None, "", 0, rng.randint(-10**20, 10**20), Name("n\""),
+        values = [rng.choice([None, "", 0, rng.randint(-10**20, 10**20), Name("n\""), Role.SPINE,
                               "".join(rng.choices(alphabet, k=rng.randint(0, 4)))]) for _ in names]
         labels, pairs = make(*values), list(zip(names, values, strict=True))
         assert labels == labels_of(dict(pairs)) == labels_of(pairs)
