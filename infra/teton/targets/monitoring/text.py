@@ -50,7 +50,7 @@ def fixed_labels(*names: str) -> Callable[..., Labels]:
 
     def make(*values: str | int | None) -> Labels:
         if len(values) == n and set(map(type, values)) <= _STR and "" not in values:     # nothing to convert or drop
-            return tuple(zip(names, values, strict=True))
+            return tuple(zip(names, values, strict=True))     # type: ignore[arg-type]
         return tuple((k, v if isinstance(v, str) else str(v))
                      for k, v in zip(names, values, strict=True) if v is not None and v != "")
     return make
