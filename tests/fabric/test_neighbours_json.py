@@ -68,3 +68,17 @@ def test_the_index_spells_each_switch_and_cable_as_before(lab_fabric: Fabric) ->
         spelled = _Index(lab_fabric)     # a fresh index: nothing shared
         assert {p.name: index.port_id(d, p.name) for p in d.ports} == {p.name: spelled.port_id(d, p.name)
                                                                         for p in d.ports}
+
+
+def test_the_index_takes_the_kept_cables_ids_as_it_would_make_them(lab_fabric: Fabric, lab_ib_fabric: Fabric,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    from teton.fabric import cables
+
+    for fabric in (lab_fabric, lab_ib_fabric):
+        monkeypatch.setattr(cables, "_LAST", [])        # none kept: the index names each cable itself
+        made = _Index(fabric).cables
+        cables.cables(fabric)                           # kept: the index takes their ids
+        assert cables.kept_cables(fabric) is not None
+        taken = _Index(fabric).cables
+        assert list(taken.items()) == list(made.items())
+        monkeypatch.undo()

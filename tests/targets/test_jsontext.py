@@ -61,3 +61,56 @@ def test_what_json_refuses_is_still_refused():
 
     with pytest.raises(TypeError):
         pretty_json({"d": D(1)}, sort_keys=True)
+
+
+def _random_data(rng, depth: int = 0):
+    """Data of every type `wrap_json_plain` may meet, strings with what json and orjson escape (or not) alike."""
+    alphabet = ["a", "Z", " ", '"', "\\", "/", "\n", "\t", "\x00", "\x1f", "\x7f", "é", "日", "😀", "\u2028", "{"]
+    kinds = ["str", "int", "big", "bool", "none", "float", "strsub"] + (["dict", "list", "tuple"] if depth < 3 else [])
+    kind = rng.choice(kinds)
+    if kind == "str":
+        return "".join(rng.choices(alphabet if rng.random() < 0.3 else ["a", "b", "-", "1"], k=rng.randint(0, 5)))
+    if kind == "int":
+        return rng.choice([0, -1, 2**63 - 1, -(2**63), rng.randint(-10**9, 10**9)])
+    if kind == "big":
+        return rng.choice([2**63, -(2**63) - 1, 2**64, 10**30])
+    if kind == "bool":
+        return rng.random() < 0.5
+    if kind == "none":
+        return None
+    if kind == "float":
+        return rng.choice([0.5, 1e-05, 1e16, -0.0])
+    if kind == "strsub":
+        class S(str):
+            pass
+        return S("sub")
+    items = [_random_data(rng, depth + 1) for _ in range(rng.randint(0, 4))]
+    if kind == "list":
+        return items
+    if kind == "tuple":
+        return tuple(items)
+    keys = [rng.choice(["k", "é", "a\\b", 'q"', "Z", "_", "10"]) if rng.random() < 0.95 else 3 for _ in items]
+    return dict(zip(keys, items, strict=True))
+
+
+def test_the_plain_path_writes_json_dumps_text_on_random_data():
+    """`wrap_json_plain` is `wrap_json`, says plain only for what `pretty_json(plain=True)` may skip json's text
+    for, and that path writes json.dumps's text (the host_vars' writer, `teton.targets.ansible._json`)."""
+    import random
+
+    from teton.targets.ansible.unsafe import wrap_json, wrap_json_plain
+
+    rng = random.Random(5)
+    plain_seen = 0
+    for _ in range(3000):
+        data = {"v": _random_data(rng)}
+        wrapped, plain = wrap_json_plain(data)
+        assert wrapped == wrap_json(data)
+        plain_seen += plain
+        for indent in (1, 2):
+            try:
+                want = json.dumps(wrapped, indent=indent, sort_keys=True)
+            except (TypeError, ValueError):
+                continue
+            assert pretty_json(wrapped, indent=indent, sort_keys=True, plain=plain) == want
+    assert plain_seen > 500

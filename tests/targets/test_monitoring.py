@@ -231,6 +231,56 @@ def test_label_values_are_quoted_and_escaped():
     assert result.returncode == 0, result.stdout + result.stderr
 
 
+def _series_reference(name: str, labels: tuple[tuple[str, str], ...]) -> str:
+    return name + "{" + ",".join(f"{k}={quote(v)}" for k, v in labels) + "}" if labels else name
+
+
+def test_the_fast_label_paths_equal_the_reference_on_random_labels():
+    """`fixed_labels` is `labels_of`, `series`'s unquoted join is each value quoted, `number`'s int path is the
+    float's, on values with and without quotes, backslashes, newlines, None, "", ints and str subclasses."""
+    import random
+
+    from teton.targets.monitoring.text import fixed_labels, labels_of, number
+
+    class Name(str):
+        pass
+
+    from enum import Enum
+
+    class Role(str, Enum):  # noqa: UP042  (formats as "Role.SPINE": the label is its str data)
+        SPINE = "spine"
+
+    rng = random.Random(7)
+    names = ("a", "b_c", "device", "peer", "z9")
+    make = fixed_labels(*names)
+    alphabet = ['x', 'y', '"', '\\', '\n', '=', ',', '{', 'é']
+    for _ in range(5000):
+        values = [rng.choice([None, "", 0, rng.randint(-10**20, 10**20), Name("n\""), Role.SPINE,
+                              "".join(rng.choices(alphabet, k=rng.randint(0, 4)))]) for _ in names]
+        labels, pairs = make(*values), list(zip(names, values, strict=True))
+        assert labels == labels_of(dict(pairs)) == labels_of(pairs)
+        assert [type(v) for _, v in labels] == [type(v) for _, v in labels_of(pairs)]
+        assert series("m", labels) == _series_reference("m", labels)
+    for v in (0, 1, -1, 2**53, -2**53, 2**53 + 1, -(2**53) - 1, 10**30, 1.5, 2.0, True):
+        assert number(v) == (str(int(v)) if float(v).is_integer() else repr(float(v)))
+    with pytest.raises(ValueError):
+        fixed_labels("b", "a")
+    with pytest.raises(ValueError):
+        fixed_labels("a", "__b")
+
+
+def test_the_link_samples_kept_during_test_files_are_those_computed_afresh(lab_fabric):
+    import sys
+
+    from teton.design.monitoring import monitoring as default_monitoring
+    from teton.targets.monitoring import unittests_hosts
+
+    designed = sys.modules["teton.targets.monitoring.designed"]
+    m = lab_fabric.monitoring or default_monitoring()
+    found = designed.designed(lab_fabric)
+    assert unittests_hosts.test_files(lab_fabric, m, found) == unittests_hosts._test_files(lab_fabric, m, found)
+
+
 def test_the_scrape_configuration_labels_every_target_with_its_device(lab_monitoring, lab_fabric):
     import json
 

@@ -131,6 +131,11 @@ def cables(fabric: Fabric) -> list[Cable]:
     return list(found)
 
 
+def kept_cables(fabric: Fabric) -> list[Cable] | None:
+    """`cables(fabric)` if they are kept (made already in this process), else None: never made here."""
+    return list(_LAST[0][1]) if _LAST and _LAST[0][0] is fabric else None
+
+
 def module_part(speed: int, e: Electrical, pmd: str) -> str:
     """A transceiver's part class: "400G QSFP-DD DR4", "800G OSFP twin-port 2xSR4"."""
     return f"{2 * speed}G {e.form_factor} twin-port 2x{pmd}" if e.twin else f"{speed}G {e.form_factor} {pmd}"
@@ -323,4 +328,4 @@ def counts(found: Iterable[Cable]) -> Counts:
                   dict(sorted(parts["aec"].items())), dict(sorted(specs.items())))
 
 
-__all__ = ["Cable", "CableEnd", "Counts", "Place", "cable_id", "cables", "counts"]
+__all__ = ["Cable", "CableEnd", "Counts", "Place", "cable_id", "cables", "counts", "kept_cables"]

@@ -38,6 +38,36 @@ def to_json(x: Any) -> Any:
     return x
 
 
+_EXACT = frozenset({str, int, bool, type(None)})   # the leaves orjson writes as json does (a float not: 1e-05)
+
+
+def to_json_exact(x: Any) -> tuple[Any, bool]:
+    """(`to_json(x)`, whether it is made of dicts of dataclasses, lists of tuples and leaves whose exact type is in
+    `_EXACT`): what `teton.fabric.serialize` may write by orjson (`exact_dump`).  The same walk as `to_json`; a value
+    of any other type (a float, a dict, a subclass) is converted by `to_json` itself and makes the whole not exact."""
+    odd: list[Any] = []
+
+    def walk(x: Any) -> Any:
+        t = type(x)
+        names = _FIELDS.get(t, _UNSEEN)
+        if names is _UNSEEN:
+            names = _FIELDS[t] = tuple(f.name for f in dataclasses.fields(t)) if dataclasses.is_dataclass(t) else None
+        if names is not None:
+            out = {}
+            for name in names:
+                v = getattr(x, name)
+                out[name] = v if type(v) in _EXACT else walk(v)
+            return out
+        if isinstance(x, tuple):
+            return [v if type(v) in _EXACT else walk(v) for v in x]
+        if t not in _EXACT:
+            odd.append(x)
+        return to_json(x)
+
+    out = x if type(x) in _EXACT else walk(x)
+    return out, not odd
+
+
 @cache
 def _hints(cls: type) -> dict[str, Any]:
     return typing.get_type_hints(cls)        # resolved in the class's own module

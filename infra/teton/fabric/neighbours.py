@@ -29,7 +29,7 @@ import orjson
 
 from teton.catalogue.naming import PortPlace, lldp_port_id
 from teton.catalogue.ports import Port
-from teton.fabric.cables import cable_end, cable_label
+from teton.fabric.cables import cable_end, cable_label, kept_cables
 from teton.fabric.model import Device, Fabric
 from teton.fabric.roles import LINK_KINDS
 
@@ -55,18 +55,27 @@ class _Index:
     once.  A switch's port ids are spelled once per port map: the switches of one model share their `ports` tuple
     (the 24k's 3,337 switches have 3), and the ids are a function of the NOS's spelling, each port's name and place
     and the model's slots, so a switch whose `ports` is the very tuple (`is`) of an already spelled switch of the same
-    NOS and model gets that switch's ids (0.2 s of CPU for the 24k, per process that asks)."""
+    NOS and model gets that switch's ids (0.2 s of CPU for the 24k, per process that asks).  Where this process
+    made the fabric's cables already (`kept_cables`: the cabling target's), their ids are taken: `_cables` names
+    each link's cable as here (the same end, the same ordinals), one cable per link in link order (the 24k: 0.2 s ->
+    0.04 s)."""
 
     def __init__(self, fabric: Fabric):
         self.fabric = fabric
-        ordinals = {(d.name, i.name): i.ordinal for d in fabric.devices.values() for i in d.interfaces}
         self.cables: dict[tuple[str, str], str] = {}
-        for link in fabric.links:
-            if link.kind not in LLDP_KINDS:
-                continue
-            own, device = cable_end(fabric, link)
-            cid = cable_label(link, device, ordinals.get((own.device, own.port), 0))
-            self.cables[(link.a.device, link.a.port)] = self.cables[(link.b.device, link.b.port)] = cid
+        kept = kept_cables(fabric)
+        if kept is not None and len(kept) == len(fabric.links):
+            for link, c in zip(fabric.links, kept, strict=True):
+                if link.kind in LLDP_KINDS:
+                    self.cables[(link.a.device, link.a.port)] = self.cables[(link.b.device, link.b.port)] = c.id
+        else:
+            ordinals = {(d.name, i.name): i.ordinal for d in fabric.devices.values() for i in d.interfaces}
+            for link in fabric.links:
+                if link.kind not in LLDP_KINDS:
+                    continue
+                own, device = cable_end(fabric, link)
+                cid = cable_label(link, device, ordinals.get((own.device, own.port), 0))
+                self.cables[(link.a.device, link.a.port)] = self.cables[(link.b.device, link.b.port)] = cid
         self._ids: dict[str, dict[str, str]] = {}
         self._by_ports: dict[tuple[int, str, str], tuple[tuple[Port, ...], dict[str, str]]] = {}
 

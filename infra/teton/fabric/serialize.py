@@ -20,9 +20,11 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any, TypeVar
 
+import orjson
+
 from teton.catalogue.ports import port_map
 from teton.fabric import subnet
-from teton.fabric.codec import from_json, to_json
+from teton.fabric.codec import from_json, to_json, to_json_exact
 from teton.fabric.floor import FloorPlan
 from teton.fabric.hostplan_json import dump_hosts, load_hosts
 from teton.fabric.intent import Buffers, ManagementIntent, MonitoringIntent, Qos, Routing, SwitchPolicy
@@ -34,6 +36,23 @@ FORMAT = 3
 T = TypeVar("T")
 
 _dump = json.JSONEncoder(sort_keys=True, separators=(",", ":"), allow_nan=False).encode
+
+
+def exact_dump(data: Any, exact: bool) -> str:
+    """`_dump(data)`, the same text, by orjson (5x faster: the 24k's routing records 0.21 s -> 0.04 s) where `exact`
+    (`to_json_exact`: only dicts with str keys, lists, str, int, bool, None, of their exact types; no float) and
+    orjson's text is ASCII with no backslash and no DEL: then no string needed an escape in either encoder, both sort
+    keys in code point order (orjson by UTF-8 bytes: the same order) and write the same tokens (an int beyond 64 bits
+    orjson refuses: json writes it).  tests/fabric/test_serialize_exact.py compares both on random records."""
+    if exact:
+        try:
+            raw = orjson.dumps(data, option=orjson.OPT_SORT_KEYS | orjson.OPT_PASSTHROUGH_SUBCLASS
+                               | orjson.OPT_PASSTHROUGH_DATACLASS)
+        except TypeError:       # orjson.JSONEncodeError is a TypeError
+            raw = b"\\"
+        if raw.isascii() and b"\\" not in raw and b"\x7f" not in raw:
+            return raw.decode()
+    return _dump(data)
 
 
 class FabricFormatError(ValueError, TetonError):
@@ -64,6 +83,12 @@ def _routing(name: str, r: Routing) -> dict[str, Any]:
     return {"device": name, **to_json(r)}
 
 
+def _routing_text(name: str, r: Routing) -> str:
+    """`_dump(_routing(name, r))`."""
+    data, exact = to_json_exact(r)
+    return exact_dump({"device": name, **data}, exact and type(name) is str and type(data) is dict)
+
+
 def _end(e: End, ordinal: int) -> dict[str, Any]:
     return {"device": e.device, "port": e.port, "ordinal": ordinal, "ipv4": e.ipv4, "ipv6": e.ipv6}
 
@@ -72,6 +97,28 @@ def _link(link: Link, index: Mapping[tuple[str, str], int]) -> dict[str, Any]:
     return {"kind": link.kind, "speed_gbps": link.speed_gbps, "medium": link.medium, "mtu": link.mtu,
             "zone": link.zone, "rack": link.rack, "a": _end(link.a, index[(link.a.device, link.a.port)]),
             "b": _end(link.b, index[(link.b.device, link.b.port)])}
+
+
+_EXACT = frozenset({str, int, bool, type(None)})
+_STR_KEYS = frozenset({str})
+
+
+def _flat_exact(record: dict[str, Any]) -> bool:
+    """Whether `record` (a link's) holds only str keys and leaves of `_EXACT` types, or dicts of those (its ends):
+    what `exact_dump` may write by orjson."""
+    kinds = set(map(type, record.values()))
+    if dict in kinds:
+        kinds.discard(dict)
+        for v in record.values():
+            if type(v) is dict and not (set(map(type, v.values())) <= _EXACT and set(map(type, v)) <= _STR_KEYS):
+                return False
+    return kinds <= _EXACT and set(map(type, record)) <= _STR_KEYS
+
+
+def _link_text(link: Link, index: Mapping[tuple[str, str], int]) -> str:
+    """`_dump(_link(link, index))`."""
+    record = _link(link, index)
+    return exact_dump(record, _flat_exact(record))
 
 
 def dump_fabric(f: Fabric) -> str:
@@ -100,9 +147,9 @@ def dump_fabric(f: Fabric) -> str:
     parts = ['{"fabric":', _dump(head), ',\n"devices":[\n',
              ",\n".join(_dump(_device(f.devices[n], ids)) for n in names),
              '\n],\n"routing":[\n',
-             ",\n".join(_dump(_routing(n, f.devices[n].routing)) for n in routed),  # type: ignore[arg-type]
+             ",\n".join(_routing_text(n, f.devices[n].routing) for n in routed),  # type: ignore[arg-type]
              '\n],\n"links":[\n',
-             ",\n".join(_dump(_link(link, index)) for link in f.links),
+             ",\n".join(_link_text(link, index) for link in f.links),
              "\n]"]
     if f.externals:   # a site member's: only then, so a cluster's fabric.json is as it was
         parts += [',\n"externals":[\n', ",\n".join(_dump(_device(f.externals[n], ids)) for n in sorted(f.externals)),

@@ -46,6 +46,37 @@ def wrap_json(value: Any) -> Any:
     return value
 
 
+_INT64 = 2 ** 63
+
+
+def wrap_json_plain(value: Any) -> tuple[Any, bool]:
+    """(`wrap_json(value)`, whether what it gives is plain for `teton.targets.jsontext.pretty_json`: only dicts
+    with str keys, lists, str, bool, None and 64-bit ints, of their exact types), in the one walk.  A value of any
+    other type is wrapped by `wrap_json` itself, and marks the whole as not plain."""
+    odd: list[Any] = []
+
+    def walk(x: Any) -> Any:
+        t = type(x)
+        if t is str:
+            return {UNSAFE_KEY: x}
+        if t is dict:
+            out = {}
+            for k, v in x.items():
+                if type(k) is not str:
+                    odd.append(k)
+                out[k] = walk(v)
+            return out
+        if t is list or t is tuple:
+            return [walk(v) for v in x]
+        if x is None or t is bool or (t is int and -_INT64 <= x < _INT64):
+            return x
+        odd.append(x)
+        return wrap_json(x)
+
+    out = walk(value)
+    return out, not odd
+
+
 _STR = "tag:yaml.org,2002:str"
 
 

@@ -19,7 +19,7 @@ from teton.fabric.cables import Cable, cables
 from teton.fabric.hostplan import GpuHostPlan, NfsAssignment, ServicePlan
 from teton.fabric.model import Device, Fabric
 from teton.targets.monitoring.metrics import monitored
-from teton.targets.monitoring.text import Labels, labels_of, number, series
+from teton.targets.monitoring.text import Labels, fixed_labels, labels_of, number, series
 
 POOLS = ("ingress_lossless_pool", "egress_lossless_pool", "egress_lossy_pool")   # SONiC's BUFFER_POOL names
 
@@ -70,21 +70,25 @@ def _address(text: str) -> str:
     return socket.inet_ntop(family, socket.inet_pton(family, text))
 
 
+# the label sets of the many-series families (`fixed_labels`: their names sorted, their values in that order)
+_DEVICE = fixed_labels("asn", "device", "monitored", "nos", "plane", "rack", "role", "zone")
+_LINK = fixed_labels("cable_id", "device", "kind", "peer_device", "peer_port", "port")
+_SESSION = fixed_labels("address", "afi", "cable_id", "peer_address")
+_LOSSLESS = fixed_labels("device", "ecn", "priority", "queue", "watchdog_ms")
+
+
 def build_info(fabric: Fabric) -> Iterator[Series]:
     yield Series("teton_designed_build_info", labels_of({"cluster": fabric.name, "site": fabric.site}))
 
 
 def devices(fabric: Fabric) -> Iterator[Series]:
     for d in fabric.devices.values():
-        yield Series("teton_designed_device", labels_of({
-            "device": d.name, "role": d.role, "nos": d.nos, "plane": d.plane, "zone": d.zone, "rack": d.rack,
-            "asn": d.asn, "monitored": "true" if monitored(d.nos) else "false"}))
+        yield Series("teton_designed_device", _DEVICE(
+            d.asn, d.name, "true" if monitored(d.nos) else "false", d.nos, d.plane, d.rack, d.role, d.zone))
 
 
 def link_series(c: Cable) -> Series:
-    return Series("teton_designed_link", labels_of({
-        "cable_id": c.id, "kind": c.kind, "device": c.a.device, "port": c.a.port, "peer_device": c.b.device,
-        "peer_port": c.b.port}))
+    return Series("teton_designed_link", _LINK(c.id, c.a.device, c.kind, c.b.device, c.b.port, c.a.port))
 
 
 def links(fabric: Fabric) -> Iterator[Series]:
@@ -99,16 +103,20 @@ def sessions(fabric: Fabric) -> Iterator[Series]:
     for d in fabric.devices.values():
         if d.routing is None:
             continue
+        name = d.name
         for n in d.routing.neighbors:
-            cable = by_end.get((d.name, n.interface))
-            if cable is None or (cable.id, n.family) in seen:
+            port = n.interface
+            cable = by_end.get((name, port))
+            if cable is None:
                 continue
-            seen.add((cable.id, n.family))
-            south = cable.a.device == d.name and cable.a.port == n.interface
+            key = (cable.id, n.family)
+            if key in seen:        # the session seen from its other end
+                continue
+            seen.add(key)
+            south = cable.a.device == name and cable.a.port == port
             mine, theirs = _address(n.local_address), _address(n.address)
-            yield Series("teton_designed_bgp_session", labels_of({
-                "cable_id": cable.id, "afi": n.family, "address": mine if south else theirs,
-                "peer_address": theirs if south else mine}))
+            yield Series("teton_designed_bgp_session", _SESSION(
+                mine if south else theirs, n.family, cable.id, theirs if south else mine))
 
 
 def lossless(fabric: Fabric) -> Iterator[Series]:
@@ -117,9 +125,9 @@ def lossless(fabric: Fabric) -> Iterator[Series]:
             continue
         q = d.qos
         for p in q.pfc_priorities:
-            yield Series("teton_designed_lossless", labels_of({
-                "device": d.name, "priority": p, "queue": p, "ecn": "on" if q.ecn is not None else "off",
-                "watchdog_ms": q.watchdog.detection_ms if q.watchdog is not None else None}))
+            yield Series("teton_designed_lossless", _LOSSLESS(
+                d.name, "on" if q.ecn is not None else "off", p, p,
+                q.watchdog.detection_ms if q.watchdog is not None else None))
 
 
 def buffer_pools(fabric: Fabric) -> Iterator[Series]:

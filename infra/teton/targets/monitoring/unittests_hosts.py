@@ -100,6 +100,14 @@ def meta(fabric: Fabric, m: MonitoringIntent, found: Found) -> list[Group]:
 def test_files(fabric: Fabric, m: MonitoringIntent, found: Found) -> dict[str, str]:
     """{file name under monitoring/tests/: text}: the network's links, sessions, RoCE counters, the hosts, and the
     monitoring itself; a group with nothing to sample in this design (no buffers, no ECN ...) is left out."""
+    net._SAMPLES = {}
+    try:
+        return _test_files(fabric, m, found)
+    finally:
+        net._SAMPLES = None
+
+
+def _test_files(fabric: Fabric, m: MonitoringIntent, found: Found) -> dict[str, str]:
     files: dict[str, tuple[list[Group | None], str]] = {
         "links.test.yml": ([net.links(fabric, m, found), net.counters(fabric, m, found, "TetonLinkFlapping"),
                             net.counters(fabric, m, found, "TetonPortErrors"), net.optics(fabric, m, found)],
