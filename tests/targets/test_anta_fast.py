@@ -80,6 +80,42 @@ def test_pyavds_factories_read_no_key_left_out_of_their_view() -> None:
                for u in other_uses), other_uses
 
 
+def test_pyavds_factories_read_no_field_left_out_of_an_ethernet_item_or_router_bgp() -> None:
+    """The fields of an `ethernet_interfaces` item the installed pyavd's _anta sources read (an attribute of the
+    interface variables they use, of an item they index) and those of `router_bgp` are ones `factory_view` keeps."""
+    sources = sorted((Path(pyavd.__file__).parent / "_anta").rglob("*.py"))
+    text = "\n".join(p.read_text() for p in sources)
+    read = set(re.findall(r"\b(?:intf|interface|peer_intf|po_intf)\.([a-z_0-9]+)", text))
+    read |= set(re.findall(r"ethernet_interfaces\[[^]]+\]\.([a-z_0-9]+)", text))
+    # `ipv6_address`: a loopback's (vxlan source); the others are Ethernet fields kept
+    assert read - {"ipv6_address"} <= anta_catalog.ETHERNET_FIELDS, read
+    # the items are met only by those variables: loops and chains over ethernet_interfaces, one item by its name
+    uses = sorted({line.strip() for line in text.splitlines() if "ethernet_interfaces" in line})
+    assert uses == [
+        'ETHERNET_INTERFACES = "ethernet_interfaces"',   # skip_if_missing_config: the list's truth (its items)
+        "all_interfaces = chain(self.structured_config.ethernet_interfaces, "
+        "self.structured_config.port_channel_interfaces)",   # then `intf.`
+        "def _get_ethernet_interfaces(self) -> Iterator[InterfaceState]:",
+        "for intf in self.structured_config.ethernet_interfaces",
+        "for intf in self.structured_config.ethernet_interfaces:",
+        'if interface_name.startswith("Ethernet") and interface_name in self.structured_config.ethernet_interfaces:',
+        "ip_str = self.structured_config.ethernet_interfaces[interface_name].ip_address",
+        "return peer.ethernet_interfaces.get(interface_name)",   # the fabric data's, made from the whole config
+        "self._get_ethernet_interfaces(),",
+        "self.structured_config.ethernet_interfaces,",   # chain(...) of the errdisable test, then `intf.name`
+    ], uses
+    bgp = set(re.findall(r"router_bgp\.([a-z_0-9]+)", text))
+    assert bgp and bgp <= anta_catalog.BGP_FIELDS, bgp
+
+
+def test_factory_view_trims_an_ethernet_item_and_router_bgp_only_with_their_key() -> None:
+    eth = [{"name": "Ethernet1", "mtu": 9100, "shutdown": False}, {"mtu": 1}, "x"]
+    cfg = {"ethernet_interfaces": eth, "router_bgp": {"as": "1", "address_family_ipv4": {}, "neighbors": []}}
+    assert factory_view(cfg) == {"ethernet_interfaces": [{"name": "Ethernet1", "shutdown": False}, {"mtu": 1}, "x"],
+                                 "router_bgp": {"as": "1", "neighbors": []}}
+    assert factory_view({"router_bgp": {"eos_cli": "x"}}) == {"router_bgp": {"eos_cli": "x"}}
+
+
 def test_factory_view_is_the_whole_config_on_another_pyavd(monkeypatch: pytest.MonkeyPatch) -> None:
     cfg = {"hostname": "x", "router_bgp": {"as": "1"}, "route_maps": []}
     assert factory_view(cfg) == {"router_bgp": {"as": "1"}}

@@ -158,14 +158,37 @@ FACTORY_KEYS = frozenset({
     "service_routing_protocols_model", "tunnel_interfaces", "vlan_interfaces", "vxlan_interface"})
 
 
+# the fields of an `ethernet_interfaces` item and of `router_bgp` those factories (and pyavd/_anta/models.py) read:
+# an item's `name`, `metadata`, `shutdown`, `storm_control` (its truth), `ip_address`; router_bgp's `neighbors`,
+# `vrfs`, `neighbor_interfaces`, `peer_groups` and its truth (`skip_if_missing_config`), which the `as` kept holds
+ETHERNET_FIELDS = frozenset({"name", "metadata", "shutdown", "storm_control", "ip_address"})
+BGP_FIELDS = frozenset({"as", "neighbors", "vrfs", "neighbor_interfaces", "peer_groups"})
+
+
+def _fields(item: Any, fields: frozenset[str], key: str) -> Any:
+    """`item` less the fields not in `fields`, where it is a dict with a str `key` (kept: the model then has a field
+    set, so its truth is as the whole item's), else `item`.  A model's fields load each from its own key alone."""
+    if type(item) is not dict or type(item.get(key)) is not str or item.keys() <= fields:
+        return item
+    return {k: v for k, v in item.items() if k in fields}
+
+
 def factory_view(validated: dict[str, Any]) -> dict[str, Any]:
-    """The part of a validated structured config pyavd's input factories read (`FACTORY_KEYS`), where the installed
-    pyavd is one whose factories were read, else all of it.  `get_device_test_catalog` loads the structured config
-    it is given into pyavd's model (about half its time) for the factories alone; the fabric data is made from the
-    whole config."""
+    """The part of a validated structured config pyavd's input factories read (`FACTORY_KEYS`; of each
+    `ethernet_interfaces` item and of `router_bgp`, `ETHERNET_FIELDS` and `BGP_FIELDS`), where the installed pyavd is
+    one whose factories were read, else all of it.  `get_device_test_catalog` loads the structured config it is given
+    into pyavd's model (about half its time) for the factories alone; the fabric data is made from the whole config.
+    24k reference: the model's load 9.3 -> 4.9 ms per switch (an Ethernet item's qos, PFC, IPv6, description ... and
+    BGP's address families not loaded)."""
     if pyavd.__version__ not in _FACTORY_KEYS_VERIFIED:
         return validated
-    return {k: v for k, v in validated.items() if k in FACTORY_KEYS}
+    view = {k: v for k, v in validated.items() if k in FACTORY_KEYS}
+    ethernet = view.get("ethernet_interfaces")
+    if type(ethernet) is list:
+        view["ethernet_interfaces"] = [_fields(i, ETHERNET_FIELDS, "name") for i in ethernet]
+    if "router_bgp" in view:
+        view["router_bgp"] = _fields(view["router_bgp"], BGP_FIELDS, "as")
+    return view
 
 
 def device_catalog_data(fabric: Fabric, d: Device, validated: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
