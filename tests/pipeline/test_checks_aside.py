@@ -88,3 +88,38 @@ def test_aside_gives_what_the_function_returns_or_raises(monkeypatch):
     monkeypatch.setattr(parallel, "workers", lambda: 1)
     here = parallel.aside(os.getpid)
     assert here.ready() and here.result() == os.getpid(), "one worker: computed in place, at once"
+
+
+def test_the_plans_figures_come_from_the_aside_and_are_the_in_place_ones(tmp_path, lab_data, monkeypatch, forked):
+    real, parent = pipeline.plan, os.getpid()
+    monkeypatch.setattr(pipeline, "plan", lambda fabric: {**real(fabric), "pid": os.getpid()})
+    spec = write_spec(tmp_path, lab_data)
+    result = build(spec, tmp_path / "out")
+    assert result.figures.pop("pid") != parent, "planned in the aside"
+    assert result.figures == real(pipeline.design_spec(spec, pipeline.load_spec(spec)).fabric)
+    monkeypatch.setattr(pipeline, "plan", real)
+    build(spec, tmp_path / "aside")
+    monkeypatch.setattr(schedule, "MIN_FORK_COST", float("inf"))      # in place: no aside, planned after the render
+    build(spec, tmp_path / "here")
+    assert (tmp_path / "aside" / "manifest.json").read_bytes() == (tmp_path / "here" / "manifest.json").read_bytes()
+
+
+def test_a_plan_that_fails_aside_is_made_again_in_the_parent_and_raises_there(tmp_path, lab_data, monkeypatch,
+                                                                              forked):
+    real, parent = pipeline.plan, os.getpid()
+
+    def only_here(fabric):
+        if os.getpid() != parent:
+            raise RuntimeError("not aside")
+        return real(fabric)
+
+    monkeypatch.setattr(pipeline, "plan", only_here)
+    spec = write_spec(tmp_path, lab_data)
+    assert build(spec, tmp_path / "out").figures == real(pipeline.design_spec(spec, pipeline.load_spec(spec)).fabric)
+
+    def never(fabric):
+        raise RuntimeError("a plan's bug")
+
+    monkeypatch.setattr(pipeline, "plan", never)
+    with pytest.raises(RuntimeError, match="a plan's bug"):
+        build(spec, tmp_path / "out3")

@@ -43,3 +43,14 @@ def test_which_ports_run_400g():
     assert sorted(int(n.split("/")[1]) for n, p in fuji.items() if n.startswith("eth2/") and 400 in p.gbps) == \
         [1, 3, 5, 7, 9, 11, 13, 15]                  # a 16Q PIM: the odd cages, each taking the next one's lanes
     assert sorted(int(n.split("/")[1]) for n, p in wedge.items() if 400 in p.gbps) == list(range(1, 17))
+
+
+def test_the_table_reads_the_same_through_libyaml_as_through_the_python_loader():
+    import yaml
+
+    from teton.catalogue import boxes
+    text = boxes.TABLE.read_text(encoding="utf-8")
+    fast = yaml.load(text, Loader=boxes.TABLE_LOADER)
+    slow = yaml.load(text, Loader=yaml.SafeLoader)
+    assert fast == slow and repr(fast) == repr(slow)        # repr: the same types too (1 == True == 1.0)
+    assert boxes.fboss_table() == {p: dict(ports) for p, ports in slow["platforms"].items()}
