@@ -16,6 +16,7 @@ import yaml
 
 from teton.secrets import PREFIX, referenced_secrets, resolve, secret_ref
 from teton.targets.eos import avd as eos_avd
+from teton.targets.eos import inline as eos_inline
 from teton.targets.eos.avd import AvdIssue, AvdValidationError, render_eos_config, validate_structured_config
 
 EXAMPLE = Path(__file__).parent / "data" / "eos_ctsw.yaml"
@@ -376,10 +377,10 @@ def _assert_fast_render_is_pyavds(fabric: object, step: int) -> int:
 def test_every_lab_switch_renders_as_pyavds_get_device_config(lab_fabric) -> None:
     assert eos_avd._reused_templar() is not None
     assert _assert_fast_render_is_pyavds(lab_fabric, 1) == 16
-    assert eos_avd._NOT_INLINED == set()   # the templates rewritten compiled
+    assert eos_inline._NOT_INLINED == set()   # the templates rewritten compiled
     render = eos_avd._reused_templar()
     loaded = vars(render.environment.loader.module)  # type: ignore[union-attr]
-    assert all("_teton_u0" in vars(loaded[m]) for m in eos_avd.INLINED)
+    assert all("_teton_u0" in vars(loaded[m]) for m in eos_inline.INLINED)
     assert "_teton_u0" not in vars(loaded["eos__router_general"])
 
 
@@ -387,7 +388,7 @@ def test_warm_templar_loads_the_rewritten_templates_for_the_workers() -> None:
     eos_avd.warm_templar()
     render = eos_avd._reused_templar()
     loaded = vars(render.environment.loader.module)  # type: ignore[union-attr]
-    assert eos_avd.INLINED <= set(loaded) and all("_teton_u0" in vars(loaded[m]) for m in eos_avd.INLINED)
+    assert eos_inline.INLINED <= set(loaded) and all("_teton_u0" in vars(loaded[m]) for m in eos_inline.INLINED)
 
 
 @pytest.mark.scale24k
@@ -421,7 +422,7 @@ def test_inlined_getattr_gives_what_dict_first_getattr_gives(tmp_path: Path) -> 
     path.write_text(_PROBES)
     env = jinja2.Environment(undefined=Undefined)
     fast = eos_avd._dict_first_getattr(env)
-    mod = eos_avd._inlined_module("probes", path, Undefined)
+    mod = eos_inline._inlined_module("probes", path, Undefined)
     mod.environment = env
     assert set(vars(mod)) >= {"_teton_u0", "_teton_u1", "_teton_u2", "_teton_u3", "_teton_u4"}
 
@@ -477,11 +478,11 @@ def test_inlining_rewrites_the_templates_and_only_dict_fields() -> None:
 
     path = Path(EOS_CLI_CONFIG_GEN_JINJA2_PRECOMPILED_TEMPLATE_PATH) / "eos__ethernet_interfaces.py"
     tree = __import__("ast").parse(path.read_text())
-    rewrite = eos_avd._Inliner(tree, frozenset(dir(Undefined)), True)
+    rewrite = eos_inline._Inliner(tree, frozenset(dir(Undefined)), True)
     rewrite.visit(tree)
     assert rewrite.getattrs > 1000 and len(rewrite.names) > 200 and rewrite.defined > 400
     assert not set(rewrite.names) & set(dir(dict))
-    mod = eos_avd._inlined_module("eos__ethernet_interfaces", path, Undefined)
+    mod = eos_inline._inlined_module("eos__ethernet_interfaces", path, Undefined)
     assert isinstance(mod._teton_u0, Undefined)
     assert eos_avd._reused_templar() is not None
 
@@ -508,13 +509,13 @@ def test_the_text_rewrite_of_each_template_is_the_inliners() -> None:
     sources = sorted(Path(EOS_CLI_CONFIG_GEN_JINJA2_PRECOMPILED_TEMPLATE_PATH).glob("*.py"))
     for path in sources:
         source = path.read_text()
-        text, names = eos_avd._inlined_source(source, attributes, True)
+        text, names = eos_inline._inlined_source(source, attributes, True)
         assert text.count("\n") == source.count("\n"), path.name
         tree = ast.parse(source)
-        inliner = eos_avd._Inliner(tree, attributes, True)
+        inliner = eos_inline._Inliner(tree, attributes, True)
         if dumped(ast.parse(text), names) == dumped(inliner.visit(tree), inliner.names):
             same.append(path.stem)
-    assert eos_avd.INLINED <= set(same) and len(same) >= len(sources) - 10
+    assert eos_inline.INLINED <= set(same) and len(same) >= len(sources) - 10
 
 
 def test_no_template_shows_an_undefineds_object() -> None:
@@ -553,15 +554,15 @@ def test_inlined_defined_test_answers_as_plain_defined(tmp_path: Path) -> None:
     path = tmp_path / "probes.py"
     path.write_text(_DEFINED_PROBES)
     tree = ast.parse(_DEFINED_PROBES)
-    assert eos_avd._defined_tests(tree) == {"t_1"}   # t_2 is bound to something else too
-    inline = eos_avd._Inliner(tree, frozenset(dir(Undefined)), True)
+    assert eos_inline._defined_tests(tree) == {"t_1"}   # t_2 is bound to something else too
+    inline = eos_inline._Inliner(tree, frozenset(dir(Undefined)), True)
     inline.visit(tree)
     assert inline.defined == 8 and inline.getattrs == 2
     env = jinja2.Environment(undefined=Undefined)
     env.getattr = eos_avd._dict_first_getattr(env)  # type: ignore[method-assign]
     env.tests["arista.avd.defined"] = functools.partial(eos_avd._plain_defined, defined)
-    fast = eos_avd._inlined_module("probes", path, Undefined)
-    slow = eos_avd._inlined_module("probes_slow", path, Undefined, defined=False)
+    fast = eos_inline._inlined_module("probes", path, Undefined)
+    slow = eos_inline._inlined_module("probes_slow", path, Undefined, defined=False)
     fast.environment = slow.environment = env
     values = [None, 0, 1, "", "x", [], {}, False, True, jinja2.Undefined(name="u"), Undefined(name="v"),
               {"a": True}, {"a": None}, {"a": False}, {"a": "x"}, {"a": 1}, {"a": 1.0}]

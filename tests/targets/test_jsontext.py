@@ -82,7 +82,7 @@ def _random_data(rng, depth: int = 0):
         return rng.choice([0.5, 1e-05, 1e16, -0.0])
     if kind == "strsub":
         class S(str):
-            pass
+            """A str subclass: not plain, json.dumps decides."""
         return S("sub")
     items = [_random_data(rng, depth + 1) for _ in range(rng.randint(0, 4))]
     if kind == "list":

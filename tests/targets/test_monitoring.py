@@ -243,7 +243,7 @@ def test_the_fast_label_paths_equal_the_reference_on_random_labels():
     from teton.targets.monitoring.text import fixed_labels, labels_of, number
 
     class Name(str):
-        pass
+        """A str subclass label value."""
 
     from enum import Enum
 

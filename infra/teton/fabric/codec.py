@@ -17,6 +17,12 @@ _FIELDS: dict[type, tuple[str, ...] | None] = {}     # a type's dataclass field 
 _UNSEEN: Any = object()
 
 
+def _field_names(t: type) -> tuple[str, ...] | None:
+    """`t`'s dataclass field names (None: not a dataclass), remembered in `_FIELDS`."""
+    names = _FIELDS[t] = tuple(f.name for f in dataclasses.fields(t)) if dataclasses.is_dataclass(t) else None
+    return names
+
+
 def to_json(x: Any) -> Any:
     """`x` as plain JSON data: a dataclass as a dict of its fields, a tuple (a NamedTuple too) as a list, recursively;
     anything else as it is.  A plain item (str, int, float, bool, None) is taken as it is without the call (what the
@@ -26,7 +32,7 @@ def to_json(x: Any) -> Any:
         return x
     names = _FIELDS.get(t, _UNSEEN)
     if names is _UNSEEN:
-        names = _FIELDS[t] = tuple(f.name for f in dataclasses.fields(t)) if dataclasses.is_dataclass(t) else None
+        names = _field_names(t)
     if names is not None:
         out = {}
         for name in names:
@@ -51,7 +57,7 @@ def to_json_exact(x: Any) -> tuple[Any, bool]:
         t = type(x)
         names = _FIELDS.get(t, _UNSEEN)
         if names is _UNSEEN:
-            names = _FIELDS[t] = tuple(f.name for f in dataclasses.fields(t)) if dataclasses.is_dataclass(t) else None
+            names = _field_names(t)
         if names is not None:
             out = {}
             for name in names:
