@@ -131,7 +131,7 @@ def qos_tables(device: Device, qos: Qos, buffers: Buffers, buffer: BufferClass) 
 
 # (id(qos), id(buffers), buffer, each cabled port's (name, speed, medium)) -> (qos, buffers, tables)
 _SHARED: dict[tuple[Any, ...], tuple[Qos, Buffers, dict[str, Any]]] = {}
-_SHARED_MAX = 4096
+_SHARED_MAX = 256   # distinct sets kept (a 24k has 4; each ~50 KB of tables: at most ~13 MB per worker)
 
 
 def shared_qos_tables(device: Device, qos: Qos, buffers: Buffers, buffer: BufferClass) -> dict[str, Any]:
