@@ -57,5 +57,11 @@ def nic_port(platform: str) -> Electrical:
 def nic_links(platform: str, names: list[str]) -> tuple[HostNic, ...]:
     """The catalogue's NICs of `platform` that carry the names in `names` (in that order); a name the catalogue
     does not list is left out (rule host-nic-unknown reports it)."""
-    by_name = {n.name: n for n in host_platforms().get(platform, ())}
+    by_name = _nics_by_name(platform)
     return tuple(by_name[n] for n in names if n in by_name)
+
+
+@cache
+def _nics_by_name(platform: str) -> dict[str, HostNic]:
+    """{NIC name: the NIC} of `platform` (`nic_links`: once per platform, not per host)."""
+    return {n.name: n for n in host_platforms().get(platform, ())}

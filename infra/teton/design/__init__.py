@@ -25,7 +25,15 @@ from teton.design.policy import policy
 from teton.design.qos import qos
 from teton.design.roce import design_roce
 from teton.design.room import Room, room_of
-from teton.design.routing import imports, maximum_prefixes, paths_room, routing, session_protection, supernets
+from teton.design.routing import (
+    AcceptCache,
+    imports,
+    maximum_prefixes,
+    paths_room,
+    routing,
+    session_protection,
+    supernets,
+)
 from teton.design.site import SiteMember, attach, external
 from teton.fabric.floor import floor_plan
 from teton.fabric.intent import Qos, SwitchPolicy
@@ -85,6 +93,7 @@ def _freeze(cluster: Cluster, draft: DraftFabric, sm: SubnetManager | None, room
         limits["backend"], pools["backend"] = site.maximum_prefixes, site.pools
     edge_default = _edge_default(cluster) and any(x.role == "ssw" and x.nos is not None for x in topology.values())
     cache: BufferCache = {}
+    accepts: AcceptCache = {}
     devices: dict[str, Device] = {}
     for name, d in topology.items():
         if d.nos == SUBNET_MANAGED:
@@ -93,7 +102,7 @@ def _freeze(cluster: Cluster, draft: DraftFabric, sm: SubnetManager | None, room
             backend = d.plane == "backend"
             r = routing(d, topology, bgp, limits[d.plane], name in drained, protection[d.plane],
                         d.role == "ssw" and _edge_default(cluster), floors.get(d.role, 0))
-            r = imports(r, topology, pools.get(d.plane, {}), d.plane == "frontend" and edge_default)
+            r = imports(r, topology, pools.get(d.plane, {}), d.plane == "frontend" and edge_default, accepts)
             d = replace(d, routing=r,
                         qos=backend_qos if backend else None, management=mgmt,
                         buffers=buffers(draft.models[d.model], d.interfaces, cache) if backend else None,

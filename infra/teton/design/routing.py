@@ -165,11 +165,18 @@ def supernets(cluster: Cluster) -> dict[str, dict[Family, tuple[str, ...]]]:
     return out
 
 
+AcceptCache = dict[tuple[str, Family], tuple[Accept, ...]]
+
+
 def imports(r: Routing, devices: Mapping[str, Device], pools: Mapping[Family, tuple[str, ...]],
-            default_from_above: bool) -> Routing:
+            default_from_above: bool, accepts: AcceptCache | None = None) -> Routing:
     """`r` with what each neighbour may send it (`Routing.imports`): a rack switch its loopback and aggregates exactly
     (IMPORT_<its name>_<tag>, one per rack switch); the other neighbours of a group the plane's `pools` and their
-    more-specifics, and the default route too on an uplink group when `default_from_above` (IMPORT_<group>)."""
+    more-specifics, and the default route too on an uplink group when `default_from_above` (IMPORT_<group>).
+    `accepts`: a rack switch's accepted prefixes by (its name, family), kept across the calls of one design (every
+    switch above a rack switch accepts the same from it: on the 24k, made once per rack switch, not per session)."""
+    if accepts is None:
+        accepts = {}
     racks = of_tier("rack")
     side = {g.name: g.direction for g in r.groups}
     per_group: dict[str, list[str]] = {}
@@ -182,11 +189,13 @@ def imports(r: Routing, devices: Mapping[str, Device], pools: Mapping[Family, tu
             per_group.setdefault(n.group, []).append(n.address)
     policies: list[ImportPolicy] = []
     for (name, fam), addresses in per_rack.items():
-        peer = devices[name]
-        lo = peer.loopback4 if fam == "ipv4" else peer.loopback6
-        own = ((lo,) if lo else ()) + (peer.prefixes4 if fam == "ipv4" else peer.prefixes6)
-        policies.append(ImportPolicy(f"IMPORT_{name}_{FAMILY_TAG[fam]}", fam, tuple(addresses),
-                                     tuple(Accept(p) for p in own)))
+        exact = accepts.get((name, fam))
+        if exact is None:
+            peer = devices[name]
+            lo = peer.loopback4 if fam == "ipv4" else peer.loopback6
+            own = ((lo,) if lo else ()) + (peer.prefixes4 if fam == "ipv4" else peer.prefixes6)
+            exact = accepts[(name, fam)] = tuple(Accept(p) for p in own)
+        policies.append(ImportPolicy(f"IMPORT_{name}_{FAMILY_TAG[fam]}", fam, tuple(addresses), exact))
     group_family = {g.name: g.family for g in r.groups}
     for group, addresses in per_group.items():
         fam = group_family[group]

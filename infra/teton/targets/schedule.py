@@ -42,8 +42,9 @@ class Task:
 def plan_tasks(fabric: Fabric, ctx: RenderContext, chosen: Sequence[Target], n_workers: int) -> list[Task]:
     """Every task of the render, longest first (ties: target order, then device order)."""
     names = {t.name: t.device_names(fabric, ctx) for t in chosen if isinstance(t, DeviceTarget)}
-    costs = {t.name: (len(names[t.name]) * t.device_cost if isinstance(t, DeviceTarget) else t.cost(fabric))
-             for t in chosen}
+    each = {t.name: [t.device_estimate(fabric.devices[n]) for n in names[t.name]]
+            for t in chosen if isinstance(t, DeviceTarget)}
+    costs = {t.name: (sum(each[t.name]) if isinstance(t, DeviceTarget) else t.cost(fabric)) for t in chosen}
     share = sum(costs.values()) / max(1, n_workers)
     tasks: list[Task] = []
     for t in chosen:
@@ -56,7 +57,7 @@ def plan_tasks(fabric: Fabric, ctx: RenderContext, chosen: Sequence[Target], n_w
         per_chunk = max(share / CHUNKS_PER_WORKER, MIN_CHUNK_COST)
         chunks = max(1, min(len(devices), math.ceil(costs[t.name] / per_chunk)))
         size = -(-len(devices) // chunks)
-        tasks += [Task(t.name, tuple(devices[i:i + size]), len(devices[i:i + size]) * t.device_cost, part)
+        tasks += [Task(t.name, tuple(devices[i:i + size]), sum(each[t.name][i:i + size]), part)
                   for part, i in enumerate(range(0, len(devices), size))]
     order = {t.name: i for i, t in enumerate(chosen)}
     return sorted(tasks, key=lambda k: (-k.cost, order[k.target]))

@@ -306,6 +306,7 @@ def check_documents(docs: Documents) -> list[Finding]:
 
 class AnsibleTarget(Target):
     name = "ansible"
+    cost_per_device = 0.0002
     summary = "ansible/inventory.yml, group_vars, host_vars: the host playbooks' inventory, schema-checked"
 
     def check(self, fabric: Fabric, file: str) -> Iterator[Finding]:

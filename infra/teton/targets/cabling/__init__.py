@@ -47,6 +47,8 @@ def render_files(fabric: Fabric) -> Files:
 
 class CablingTarget(Target):
     name = "cabling"
+    cost_per_device = 0.0
+    cost_per_link = 0.000035         # the 24k references: ~2 s (RoCE, 67,000 links) and ~4 s (InfiniBand, 89,000)
     summary = ("cabling.csv (the cable run list), cabling/: bill of materials, rack power, expected LLDP neighbours, "
                "DOT and ibdiagnet topologies")
     version = "2"

@@ -13,6 +13,7 @@ PATH = FABRIC_JSON
 
 class FabricJsonTarget(Target):
     name = "fabric"
+    cost_per_device = 0.00017
     summary = "fabric.json: every device, link, address, ASN and intent of the design"
 
     def render(self, fabric: Fabric, ctx: RenderContext) -> Files:

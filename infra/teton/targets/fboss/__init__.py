@@ -40,6 +40,8 @@ NOS = "fboss"
 
 class FbossTarget(DeviceTarget):
     name = "fboss"
+    device_cost = 0.002
+    interface_cost = 0.0001
     summary = "FBOSS agent.conf and BGP++ bgpcpp.conf per switch (strict-checked against FBOSS's IDL and platform map)"
     nos = NOS
     port_namings = NAMINGS

@@ -41,6 +41,7 @@ def host_qos(q: Qos, policy: SwitchPolicy | None) -> dict[str, Any]:
 
 class HostsTarget(Target):
     name = "hosts"
+    cost_per_device = 0.00002
     summary = "hosts/backend.json: every GPU NIC's address, MTU, gateway and RoCE QoS"
 
     def render(self, fabric: Fabric, ctx: RenderContext) -> Files:

@@ -55,6 +55,7 @@ def _node(host: str, labels: dict[str, str]) -> str:
 
 class KubernetesTarget(Target):
     name = "kubernetes"
+    cost_per_device = 0.00005
     summary = ("kubernetes/node-labels.yaml, kueue.yaml: each GPU host's zone, rack and rail-switch labels, Kueue's "
                "Topology and ResourceFlavor")
     reference = (kueue.KUEUE_CRDS,)

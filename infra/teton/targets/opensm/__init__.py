@@ -53,9 +53,13 @@ def ib_port_name(p: PortPlace) -> str:
 
 class OpensmTarget(Target):
     name = "opensm"
+    cost_per_device = 0.00006
     summary = "ib/: OpenSM files (HA pair, routing, partitions, QoS), expected topology, NCCL settings"
     nos = "opensm"
     port_namings = {"ib": ib_port_name}
+
+    def cost(self, fabric: Fabric) -> float:
+        return super().cost(fabric) if fabric.subnet_manager is not None else 0.0
 
     def check(self, fabric: Fabric, file: str) -> Iterator[Finding]:
         if fabric.subnet_manager is None:

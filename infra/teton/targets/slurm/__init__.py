@@ -131,6 +131,7 @@ def partitions(fabric: Fabric, default_name: str) -> list[dict[str, Any]]:
 
 class SlurmTarget(Target):
     name = "slurm"
+    cost_per_device = 0.00003
     summary = "slurm/slurm.conf, gres.conf, topology.conf: nodes, GPUs and the tree rack switch -> zone -> cluster"
 
     def render(self, fabric: Fabric, ctx: RenderContext) -> Files:

@@ -96,7 +96,8 @@ class SonicTarget(DeviceTarget):
                           "destination QP, so the only entropy is the per-QP UDP source port; with one QP a GPU pair's "
                           "traffic takes one path (Meta runs 16 for LLM jobs)", rule="hash-entropy")
 
-    device_cost = 0.01
+    device_cost = 0.001              # a 24k RoCE RTSW (32 ports used) ~4-5 ms, a front-end RSW ~2-3
+    interface_cost = 0.0001
 
     def finish(self, fabric: Fabric, ctx: RenderContext, files: Files) -> Files:
         return {**files, **self.sku_files(fabric)}
