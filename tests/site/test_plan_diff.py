@@ -3,14 +3,21 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
+import teton.site.diff as site_diff
 from tests.site.conftest import LAB_SITE, tree
 from teton.cli.app import main
+from teton.diff import sides
+from teton.findings import Finding
 from teton.site.diff import diff_sites
 from teton.site.render import render_site
+from teton.spec.model import Cluster
+from teton.targets import RenderContext
 
 
 def test_the_site_plan_counts_each_tier_and_every_cable_once() -> None:
@@ -63,3 +70,50 @@ def test_a_fourth_cluster_in_the_room_changes_only_the_tiers_attachment_lines(si
 def test_a_site_diff_with_itself_is_empty(site_dir: Path) -> None:
     d = diff_sites(site_dir / "site.yaml", site_dir / "site.yaml")
     assert not d.changed and not d.tier and list(d.clusters) == ["lab-a", "lab-b"]
+
+
+def test_a_member_with_the_same_inputs_on_both_sides_is_designed_once(site_dir: Path, tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """A fifth cluster's diff of a 4 x 24k site designed each of the four unchanged clusters twice (5 min): a member
+    whose spec and place in the site are equal on both sides is designed once, and the diff is the one two designs
+    give, in every format, warnings included; a member whose spec changed is still designed on each side."""
+    designs: list[str] = []
+    real = sides.design_spec
+
+    def counting(path: object, cluster: Cluster, site: object = None) -> object:
+        designs.append(cluster.name)
+        return real(path, cluster, site=site)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(sides, "design_spec", counting)
+    shared = diff_sites(site_dir / "site3.yaml", site_dir / "site4.yaml")
+    assert sorted(designs) == ["lab-a", "lab-b", "lab-c"]      # lab-d, new, is designed by the site diff itself
+    designs.clear()
+    monkeypatch.setattr(site_diff, "same_inputs", lambda *_: False)
+    twice = diff_sites(site_dir / "site3.yaml", site_dir / "site4.yaml")
+    assert sorted(designs) == ["lab-a", "lab-a", "lab-b", "lab-b", "lab-c", "lab-c"]
+    for fmt in ("text", "json", "markdown"):
+        assert shared.render(fmt) == twice.render(fmt), fmt
+    assert shared.warnings == twice.warnings
+    assert {c: r.warnings for c, r in shared.clusters.items()} == {c: r.warnings for c, r in twice.clusters.items()}
+    # a changed member (lab-c's management domain) is designed on each side and its change is reported
+    monkeypatch.undo()
+    monkeypatch.setattr(sides, "design_spec", counting)
+    designs.clear()
+    changed = tmp_path / "site4-mtu.yaml"
+    text = (site_dir / "site4.yaml").read_text()
+    assert "domain: lab-c.example.net" in text
+    changed.write_text(text.replace("domain: lab-c.example.net", "domain: lab-c2.example.net"))
+    shutil.copyfile(site_dir / "lab.yaml", tmp_path / "lab.yaml")
+    d = diff_sites(site_dir / "site4.yaml", changed)
+    assert designs.count("lab-c") == 2 and designs.count("lab-a") == 1
+    assert d.clusters["lab-c"].changed and not d.clusters["lab-a"].changed
+
+
+def test_the_new_side_of_a_member_designed_once_names_the_new_site_in_its_warnings(lab_cluster: Cluster) -> None:
+    old = sides.Side("old/site.yaml", Path("old/lab.yaml"), lab_cluster, RenderContext(folders={}), None)
+    new = sides.Side("new/site.yaml", Path("new/lab.yaml"), lab_cluster, RenderContext(folders={}), None)
+    old.warnings = [Finding("old/site.yaml", "hosts", "a", rule="r"), Finding("catalogue.yaml", "x", "b", rule="r")]
+    made = site_diff._as_new_side(old, new)
+    assert (made.label, made.spec) == ("new/site.yaml", Path("new/lab.yaml"))
+    assert [w.file for w in made.warnings] == ["new/site.yaml", "catalogue.yaml"]
+    assert [w.file for w in old.warnings] == ["old/site.yaml", "catalogue.yaml"]     # the old side as it was
