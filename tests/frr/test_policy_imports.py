@@ -8,7 +8,8 @@ from dataclasses import replace
 
 import pytest
 
-from teton.fabric.intent import ImportPolicy, Routing
+from teton.fabric.intent import Accept, ImportPolicy, Routing
+from teton.frr import policy
 from teton.frr.policy import _groups_by_members, import_targets
 
 
@@ -67,3 +68,24 @@ def test_import_targets_are_the_scans_on_a_sample_of_the_24k(roce24k):
     assert {d.role for d in sample} == roles and len(sample) > 60
     n, grouped = _check([d.routing for d in sample if d.routing is not None])
     assert n > 1000 and 0 < grouped < n
+
+
+def test_a_prefix_list_is_made_once_per_shared_accept_tuple_and_never_from_a_stale_one(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """`_prefix_list` keys its memo by the accept tuple's identity (the design shares one per rack switch): the same
+    tuple gives the same object, an equal tuple made anew an equal list, another content under the same name its own
+    lines; the memo holds its keys' tuples (no id reused while an entry lives) and is dropped whole past its bound."""
+    monkeypatch.setattr(policy, "_PREFIX_LISTS", {})
+    monkeypatch.setattr(policy, "_PREFIX_LISTS_MAX", 4)
+    shared = (Accept("10.0.0.0/31"), Accept("10.1.0.0/27"))
+    first = policy._prefix_list("IMPORT_rtsw1_V4", shared)
+    assert policy._prefix_list("IMPORT_rtsw1_V4", shared) is first
+    assert [(e.seq, e.prefix, e.le, e.ge) for e in first.entries] == [(10, "10.0.0.0/31", None, None),
+                                                                       (20, "10.1.0.0/27", None, None)]
+    assert policy._prefix_list("IMPORT_rtsw1_V4", tuple(list(shared))) == first
+    for k in range(20):      # fresh tuples, freed as they go: their ids come back, their content differs
+        accept = (Accept(f"10.9.{k}.0/24", None, 32),)
+        got = policy._prefix_list("IMPORT_x_V4", accept)
+        assert [(e.prefix, e.le) for e in got.entries] == [(f"10.9.{k}.0/24", 32)]
+        assert len(policy._PREFIX_LISTS) <= 4
+        del accept, got

@@ -143,11 +143,30 @@ def import_policy(r: Routing, family: Family) -> tuple[Import, ...]:
     for imp in sorted(r.imports, key=lambda i: i.name):
         if imp.family != family:
             continue
-        pl = PrefixList(imp.name, tuple(PrefixEntry(10 * (k + 1), a.prefix, a.le, a.ge)
-                                        for k, a in enumerate(imp.accept)))
+        pl = _prefix_list(imp.name, imp.accept)
         out.append(Import(family, pl, RouteMap(imp.name, 10, pl.name),
                           import_targets(r, imp, groups)))
     return tuple(out)
+
+
+# {(policy name, id of its accept tuple): (that tuple, its prefix list)}: the design gives every switch above a rack
+# switch one shared tuple of what it accepts from it (`teton.design.routing.imports`), so a 24k spine's 400 prefix
+# lists are made once per rack switch, not once per spine; the tuple is held with its entry, so its id is not reused
+# while the entry lives, and the entries are dropped together past `_PREFIX_LISTS_MAX`
+_PREFIX_LISTS: dict[tuple[str, int], tuple[tuple[Accept, ...], PrefixList]] = {}
+_PREFIX_LISTS_MAX = 65_536
+
+
+def _prefix_list(name: str, accept: tuple[Accept, ...]) -> PrefixList:
+    """The prefix list of import policy `name`, one permit line per accepted prefix (frozen: shared)."""
+    hit = _PREFIX_LISTS.get((name, id(accept)))
+    if hit is not None and hit[0] is accept:
+        return hit[1]
+    pl = PrefixList(name, tuple(PrefixEntry(10 * (k + 1), a.prefix, a.le, a.ge) for k, a in enumerate(accept)))
+    if len(_PREFIX_LISTS) >= _PREFIX_LISTS_MAX:
+        _PREFIX_LISTS.clear()
+    _PREFIX_LISTS[(name, id(accept))] = (accept, pl)
+    return pl
 
 
 def routing_view(name: str, file: str, r: Routing, ports: Iterable[PortAddress], loopbacks: Iterable[str],
