@@ -85,8 +85,18 @@ def test_a_member_with_the_same_inputs_on_both_sides_is_designed_once(site_dir: 
         return real(path, cluster, site=site)  # type: ignore[arg-type]
 
     monkeypatch.setattr(sides, "design_spec", counting)
+    tiers: list[list[str]] = []
+    tier_files = site_diff._tier_files
+
+    def recording(loaded: object, attached: dict[str, object], ctx: object) -> object:
+        tiers.append(list(attached))
+        return tier_files(loaded, attached, ctx)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(site_diff, "_tier_files", recording)
     shared = diff_sites(site_dir / "site3.yaml", site_dir / "site4.yaml")
     assert sorted(designs) == ["lab-a", "lab-b", "lab-c"]      # lab-d, new, is designed by the site diff itself
+    # each side's tier from its members in the site's order (lab-d's design ends before lab-c's comparison)
+    assert tiers == [["lab-a", "lab-b", "lab-c"], ["lab-a", "lab-b", "lab-c", "lab-d"]]
     designs.clear()
     monkeypatch.setattr(site_diff, "same_inputs", lambda *_: False)
     twice = diff_sites(site_dir / "site3.yaml", site_dir / "site4.yaml")

@@ -100,9 +100,10 @@ def load_and_design(path: str | Path, *, timeout: float | None = None) -> Design
 
 def design_spec(path: str | Path, cluster: Cluster, site: SiteMember | None = None) -> Designed:
     """Check and design `cluster`, loaded from the spec at `path` (findings name it, with lines); `site`: as a member
-    of a site (`teton.design.site`)."""
-    fabric, found = _design_unchecked(path, cluster, site)
-    return _checked(path, cluster, fabric, found, fabric_findings(fabric, str(path), cluster))
+    of a site (`teton.design.site`).  Garbage collection is paused while it runs (`paused_gc`: as in a render)."""
+    with paused_gc():
+        fabric, found = _design_unchecked(path, cluster, site)
+        return _checked(path, cluster, fabric, found, fabric_findings(fabric, str(path), cluster))
 
 
 def _design_unchecked(path: str | Path, cluster: Cluster, site: SiteMember | None = None,
