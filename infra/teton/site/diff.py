@@ -3,7 +3,9 @@ Fabric in A and in B, each designed as a member of its site (no render cache: a 
 not the site it sits in); a cluster only in B is a new cluster, only in A a removed one; then the tier, file by file
 (its BAG switches' files and its fabric-wide files), rendered from each site's tier.
 
-A site's members are compared one at a time (two Fabrics of one cluster in memory, never the site's).
+A site's members are compared in the site's order, at most two at once (the next designed while the one before
+renders its fabric-wide files in the background): a few members' Fabrics in memory, never the site's.  A member whose
+spec and place in the site are the same on both sides is designed once for both (`same_inputs`).
 """
 
 from __future__ import annotations
@@ -94,7 +96,8 @@ def same_inputs(a: LoadedSite, b: LoadedSite, name: str, ma: dict[str, SiteMembe
     """Whether member `name` is designed from the same inputs on both sides, so that one design serves both: the same
     cluster spec (as loaded), the same place in its site (`SiteMember`: slot, tier, pools, prefix limit) and, where
     its design reads a file beside the spec (an InfiniBand GUID map), the same folder.  `design` is a function of
-    these (tests/site/test_site_diff.py holds a member designed once equal to one designed on each side)."""
+    these (tests/site/test_plan_diff.py holds a diff of members designed once equal to one of members designed on
+    each side)."""
     ca, cb = a.clusters[name], b.clusters[name]
     if ca != cb or ma[name] != mb[name]:
         return False
