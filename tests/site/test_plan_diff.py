@@ -109,7 +109,7 @@ def test_a_member_with_the_same_inputs_on_both_sides_is_designed_once(site_dir: 
     monkeypatch.undo()
     monkeypatch.setattr(sides, "design_spec", counting)
     designs.clear()
-    changed = tmp_path / "site4-mtu.yaml"
+    changed = tmp_path / "site4-domain.yaml"
     text = (site_dir / "site4.yaml").read_text()
     assert "domain: lab-c.example.net" in text
     changed.write_text(text.replace("domain: lab-c.example.net", "domain: lab-c2.example.net"))
