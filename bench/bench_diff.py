@@ -10,6 +10,9 @@ a tree nobody edits meanwhile (e.g. a copy: `PYTHONPATH=COPY/infra python COPY/b
 2. diff, warm:     the same diff again: both sides replayed from their records;                     goal <= 3 s
 2b. diff, zone added: another empty cache; `zones` one more (8 -> 9): the verdict and the devices per class
                    (added, attached, renumbered, changed: `teton.diff.classify`)
+2c. diff, RoCE DSCP: another empty cache; the RoCE DSCP changed: every backend device with a QoS, HIGH
+2d. diff, one ATSW fewer: another empty cache; 28 -> 27 ATSWs within the room: every CTSW and the removed ATSW, a
+                   decommission (2c and 2d are tests on the lab, tests/diff/test_fabric_wide_changes.py)
 3. render, cold:   the whole 24k build into another empty cache
 4. render, warm:   the same spec again, nothing changed: replayed from the cache, written, manifest; goal <= 3 s
 5. render, one rack: a one-rack change after 4: only that rack's switches rendered again
@@ -47,13 +50,27 @@ def one_rack(folder: Path, rack: str, name: str) -> Path:
     return path
 
 
-def zone_added(folder: Path) -> Path:
-    """The reference with one zone more; only `zones` is edited (a spec that declares `room:` keeps its room)."""
+def edited(folder: Path, name: str, change) -> Path:
+    """The reference with `change(data)` applied."""
     data = yaml.safe_load(REF.read_text())
-    data["zones"] += 1
-    path = folder / "zone-added.yaml"
+    change(data)
+    path = folder / name
     path.write_text(yaml.safe_dump(data, sort_keys=False))
     return path
+
+
+def _zone_added(data: dict) -> None:
+    data["zones"] += 1          # only `zones`: a spec that declares `room:` keeps its room
+
+
+def _other_dscp(data: dict) -> None:
+    qos = data["backend"]["qos"]
+    qos["roce_dscp"] = next(x for x in (24, 28, 30, 34) if x not in (qos["roce_dscp"], qos["cnp_dscp"]))
+
+
+def _one_atsw_fewer(data: dict) -> None:
+    data["backend"]["atsw"]["count"] -= 1
+    data["backend"]["ctsw"]["oversubscription"] = data["racks_per_zone"] / data["backend"]["atsw"]["count"]
 
 
 def classes(report: Path) -> str:
@@ -97,9 +114,16 @@ def main() -> None:
         wall, cpu, err = timed("diff warm", diff, env, (1,))
         rows.append(("diff, warm", wall, cpu, err.strip().splitlines()[-1]))
         zone_env = {**env, "TETON_CACHE_DIR": str(tmp / "cache-zone")}      # cold: an empty cache of its own
-        zone = ["diff", str(base), str(zone_added(tmp)), "--format", "json", "-o", str(tmp / "zone.json")]
+        zone = ["diff", str(base), str(edited(tmp, "zone-added.yaml", _zone_added)), "--format", "json", "-o",
+                str(tmp / "zone.json")]
         wall, cpu, _ = timed("diff zone added", zone, zone_env, (1, 2))       # 2: HIGH (a renumbering)
         rows.append(("diff, zone added (cold)", wall, cpu, classes(tmp / "zone.json")))
+        for label, name, change in (("diff, RoCE DSCP (cold)", "dscp.yaml", _other_dscp),
+                                     ("diff, one ATSW fewer (cold)", "atsw.yaml", _one_atsw_fewer)):
+            report = tmp / f"{name}.json"
+            case = ["diff", str(base), str(edited(tmp, name, change)), "--format", "json", "-o", str(report)]
+            wall, cpu, _ = timed(label, case, {**env, "TETON_CACHE_DIR": str(tmp / f"cache-{name}")}, (1, 2))
+            rows.append((label, wall, cpu, classes(report)))
         if not args.skip_full:
             out = ["render", str(base), "-o", str(tmp / "build"), "--force"]
             cold_env = {**env, "TETON_CACHE_DIR": str(tmp / "cache-render")}

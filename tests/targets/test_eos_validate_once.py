@@ -43,3 +43,15 @@ def test_a_render_of_some_devices_writes_no_catalog(lab_fabric: Fabric) -> None:
     name = lab_fabric.switches("eos")[0].name
     files = TARGET.render(lab_fabric, RenderContext(devices=frozenset({name})))
     assert set(files) == {device_path(name, STRUCTURED), device_path(name, STARTUP)}
+
+
+@pytest.mark.parametrize("devices", [frozenset(), frozenset({"z01-r001-rtsw"}), None, frozenset({"z01-ctsw01"})])
+def test_prepare_warms_the_templates_only_where_a_switchs_files_are_rendered(lab_fabric: Fabric, devices,
+                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """A diff renders its fabric-wide files (`devices` names none) and the files of changed devices that may not be
+    EOS switches: the templar's 1.5 s of templates loaded before the workers fork only where some switch needs them."""
+    warmed: list[bool] = []
+    monkeypatch.setattr("teton.targets.eos.warm_templar", lambda: warmed.append(True))
+    monkeypatch.setattr("teton.targets.eos.warm_catalogs", lambda: None)
+    TARGET.prepare(lab_fabric, RenderContext(devices=devices))
+    assert warmed == ([True] if devices is None or "z01-ctsw01" in devices else [])
