@@ -173,3 +173,19 @@ def test_files_that_fail_validation_are_not_stored(tmp_path, spec):
         assert stored and all(stored.values())
     finally:
         targets.unregister("flaky")
+
+
+def test_one_at_a_time_is_held_by_one_holder_and_refuses_a_name_outside_its_grammar(tmp_path):
+    cache = RenderCache(tmp_path / "cache", key=b"k" * 32)
+    with cache.one_at_a_time("eos-anta") as held:
+        assert held
+        with cache.one_at_a_time("eos-anta", wait=False) as second:     # another open file: another holder
+            assert second is False
+        with cache.one_at_a_time("other", wait=False) as other:
+            assert other
+    with cache.one_at_a_time("eos-anta", wait=False) as again:
+        assert again
+    for bad in ("../x", "", "A", "a/b", "a" * 65):
+        with pytest.raises(ValueError):
+            with cache.one_at_a_time(bad):
+                pass

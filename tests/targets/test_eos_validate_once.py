@@ -55,3 +55,45 @@ def test_prepare_warms_the_templates_only_where_a_switchs_files_are_rendered(lab
     monkeypatch.setattr("teton.targets.eos.warm_catalogs", lambda: None)
     TARGET.prepare(lab_fabric, RenderContext(devices=devices))
     assert warmed == ([True] if devices is None or "z01-ctsw01" in devices else [])
+
+
+def test_two_processes_making_the_catalogs_at_once_share_them(lab_fabric: Fabric, tmp_path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """The two sides of a diff make the same catalogs at once (a switch's catalog is its slice's cache entry): the one
+    that takes the cache's lock goes from the first switch, the other from the last back, each taking what the
+    other stored, so together they validate each switch about once, not twice; the files are a lone render's."""
+    import multiprocessing as mp
+
+    from teton.pipeline.cache import RenderCache
+    from teton.targets.eos import catalogs
+
+    monkeypatch.setenv("TETON_WORKERS", "1")            # each process makes its catalogs in place, as a diff's side
+    alone = catalogs.render_catalogs(lab_fabric, RenderContext(), {})
+    cache = RenderCache(tmp_path / "cache", key=b"k" * 32)
+    ctx = RenderContext(cache=cache)
+    made = mp.Value("i", 0)
+    both = mp.Barrier(2)
+    validate, make = catalogs.validated_structured_config, catalogs._make
+
+    def counting(name: str, cfg: dict[str, Any]) -> Any:
+        with made.get_lock():
+            made.value += 1
+        return validate(name, cfg)
+
+    def together(*args: Any) -> Any:
+        both.wait(timeout=60)       # both have looked every catalog up and missed
+        return make(*args)
+
+    monkeypatch.setattr(catalogs, "validated_structured_config", counting)
+    monkeypatch.setattr(catalogs, "_make", together)
+    context = mp.get_context("fork")
+    out = context.Queue()
+    procs = [context.Process(target=lambda: out.put(catalogs.render_catalogs(lab_fabric, ctx, {}))) for _ in "ab"]
+    for p in procs:
+        p.start()
+    results = [out.get(timeout=120) for _ in procs]
+    for p in procs:
+        p.join(timeout=60)
+    n = len(lab_fabric.switches("eos"))
+    assert results[0] == results[1] == alone and n == 16
+    assert n <= made.value <= n + 2, made.value       # each switch once, the two meeting halfway at most twice

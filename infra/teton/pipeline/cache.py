@@ -19,6 +19,8 @@ moves it, `TETON_CACHE=off` turns it off):
     v1/records/ab/<key>     one spec's render: the devices and their digests, the blobs of the other files, the
                             figures and warnings (`teton.pipeline.record`)
     v1/facts/ab/<key>       small JSON documents other layers derive from one slice (`teton diff`'s device facts)
+    v1/locks/<name>         empty files locked (`flock`) by a process making what another would make too
+                            (`one_at_a_time`: the EOS switches' ANTA catalogs, shared by the two sides of a diff)
 
 Every write goes to a temporary name and is renamed into place, so concurrent renders and a killed render leave only
 complete entries.  Deleting the folder, or any part of it, is always safe: what is missing is rendered again.  Hits
@@ -40,18 +42,20 @@ reads nothing from the cache at all: what it compares against is what the target
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import hmac
 import importlib.metadata
 import json
 import multiprocessing as mp
 import os
+import re
 import secrets
 import stat
 import sys
 from collections import OrderedDict
 from collections.abc import Iterator, Sequence
-from contextlib import suppress
+from contextlib import contextmanager, suppress
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -70,6 +74,7 @@ _KEY_FILE_MAX = 4096
 _OFF = {"0", "off", "no", "false"}
 _MAGIC = b"teton-render-entry 3\n"
 _MAC_HEX = 64
+_LOCK_NAME = re.compile(r"[a-z][a-z0-9-]{0,63}")
 _LIBRARIES = ("pyavd", "anta", "libyang", "jinja2", "pydantic", "pyyaml")
 _SOURCE_SUFFIXES = {".py", ".yaml", ".yml", ".json", ".j2", ".ini", ".md", ".cfg"}
 _HITS, _MISSES, _STORED, _UNTRUSTED = 0, 1, 2, 3
@@ -292,6 +297,34 @@ class RenderCache:
     def store(self, key: str, files: Files) -> None:
         self.write_entry(key, files)
         self._count(_STORED)
+
+    @contextmanager
+    def one_at_a_time(self, what: str, *, wait: bool = True) -> Iterator[bool]:
+        """An exclusive lock (`flock`) on `v1/locks/<what>` for as long as the block runs, which gets whether this
+        process holds it: with `wait`, always (after waiting for the holder: what it stored is then in the cache);
+        without, False at once when another process holds it.  The kernel lets it go with its holder, a killed one
+        too; where the folder cannot be written, the block runs holding nothing (the cache is an optimisation, never
+        a gate)."""
+        if not _LOCK_NAME.fullmatch(what):
+            raise ValueError(f"lock name {what!r}")
+        try:
+            folder = self._base / "locks"
+            folder.mkdir(parents=True, exist_ok=True)
+            fd = os.open(folder / what, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        except OSError:
+            yield False
+            return
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
+                held = True
+            except BlockingIOError:
+                held = False
+            yield held
+        finally:
+            with suppress(OSError):
+                fcntl.flock(fd, fcntl.LOCK_UN)
+            os.close(fd)
 
     def read_entry(self, key: str, known: dict[str, tuple[str, int]] | None = None) -> Files | None:
         """A device's files; with `known`, also each file's sha256 and size in bytes, by path, into it.  None when

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -45,6 +46,15 @@ class DeviceCache(Protocol):
                ctx: RenderContext) -> tuple[str, Files | None]: ...
 
     def store(self, key: str, files: Files) -> None: ...
+
+    def read_entry(self, key: str) -> Files | None:
+        """The files stored under `key` (from `lookup`), not counted: another process may have stored them since."""
+        ...
+
+    def one_at_a_time(self, what: str, *, wait: bool = True) -> AbstractContextManager[bool]:
+        """A lock of the processes sharing the cache folder (the two sides of a `teton diff`, two renders): whether
+        this one holds it (with `wait`, always, once the holder let it go; without, False at once if another does)."""
+        ...
 
 
 @dataclass(frozen=True)

@@ -85,36 +85,64 @@ def render_catalogs(fabric: Fabric, ctx: RenderContext, rendered: Files) -> File
     if not names:
         return {}
     files: Files = {ANTA_INVENTORY: inventory_yaml(fabric)}
-    keys: dict[str, str] = {}
+    missing = []
     for name in names:
         made = rendered.get(anta_catalog_path(name))
         if made is not None:   # made with the device's files, or from the cache (EosTarget._render_chunk)
             files[anta_catalog_path(name)] = made
-            continue
+        else:
+            missing.append(name)
+    files.update(_made(fabric, ctx, rendered, missing))
+    return dict(sorted(files.items()))
+
+
+def _made(fabric: Fabric, ctx: RenderContext, rendered: Files, names: list[str]) -> Files:
+    """The catalogs of `names`: from the cache, else made on all cores (and stored).
+
+    The two sides of a `teton diff` make their fabric-wide files at once, each in one process, and a switch whose
+    slice is the same on both sides has the same catalog (the same cache entry): the side that takes the cache's
+    `one_at_a_time` lock makes the catalogs it misses from the first switch on, the other from the last one back,
+    and each takes from the cache what the other stored before making one (`_chunk`), so they meet halfway instead
+    of each validating every switch (a cold diff of the 24k reference validated its 192 EOS switches twice)."""
+    files: Files = {}
+    keys: dict[str, str] = {}
+    for name in names:
         key, cached = ctx.cache.lookup(CATALOGS, fabric, name, ctx) if ctx.cache is not None else ("", None)
         if cached is not None:
             files.update(cached)
         else:
             keys[name] = key
     if not keys:
-        return dict(sorted(files.items()))
+        return files
     import teton.targets.eos.anta_catalog  # noqa: F401 - once, before the workers fork
 
+    if ctx.cache is None:
+        return {**files, **_make(fabric, ctx, rendered, keys, list(keys))}
+    with ctx.cache.one_at_a_time(CATALOGS.name, wait=False) as first:
+        return {**files, **_make(fabric, ctx, rendered, keys, list(keys) if first else list(keys)[::-1])}
+
+
+def _make(fabric: Fabric, ctx: RenderContext, rendered: Files, keys: dict[str, str], order: list[str]) -> Files:
+    files: Files = {}
     problems: list[Finding] = []
-    for f, p in map_chunks(partial(_chunk, fabric, ctx, rendered, keys), list(keys)):
+    for f, p in map_chunks(partial(_chunk, fabric, ctx, rendered, keys), order):
         files.update(f)
         problems += p
     if problems:
         raise SpecError(problems)
-    return dict(sorted(files.items()))
+    return files
 
 
 def _chunk(fabric: Fabric, ctx: RenderContext, rendered: Files, keys: dict[str, str],
            names: Sequence[str]) -> tuple[Files, list[Finding]]:
-    """The catalogs of `names`, none of which is in the cache (`keys`: each one's cache key)."""
+    """The catalogs of `names`, none of which was in the cache when looked up (`keys`: each one's cache key)."""
     files: Files = {}
     problems: list[Finding] = []
     for name in names:
+        stored = ctx.cache.read_entry(keys[name]) if ctx.cache is not None else None
+        if stored is not None:      # stored by another process meanwhile (`_made`)
+            files.update(stored)
+            continue
         d = fabric.devices[name]
         path = DeviceTarget.path(name, STRUCTURED)
         text = rendered.get(path)
