@@ -1,5 +1,6 @@
 """How a side of a diff is obtained: replayed from the render cache when that spec was rendered before (its fabric.json
-read back for the facts, not designed again), designed otherwise; the report is the same either way."""
+read back for the facts, not designed again, while a designed other side renders), designed otherwise; the report is
+the same either way."""
 
 from __future__ import annotations
 
@@ -28,10 +29,15 @@ def test_a_side_rendered_before_is_replayed_not_designed_and_the_report_is_the_s
     designed: list[object] = []
     real = sides.design_spec
     monkeypatch.setattr(sides, "design_spec", lambda *a, **k: designed.append(a) or real(*a, **k))
+    read: list[str] = []
+    read_back = sides.Side.read_back
+    monkeypatch.setattr(sides.Side, "read_back", lambda self: read.append(self.label) or read_back(self))
     first = diff_specs(str(old), str(new), cache=cache)
     assert len(designed) == 1 and first.comparison.old.replayed and not first.comparison.new.replayed
+    assert read == [str(old)]       # the rendered side's fabric.json read while the other's files render
     again = diff_specs(str(old), str(new), cache=cache)
     assert len(designed) == 1 and again.comparison.new.replayed
+    assert read == [str(old)]       # both replayed: the facts are in the cache, nothing read back
     for fmt in ("json", "text", "markdown"):
         assert first.render(fmt) == plain.render(fmt) == again.render(fmt)
     assert plain.devices_changed == ["z01-r005-frsw", "z01-r005-h2", "z01-r005-rtsw"]

@@ -80,6 +80,9 @@ def diff_specs(old: str, new: str, *, cache: RenderCache | None = None, yang_dir
             digests = a.replayed or b.replayed     # else the two designed sides compare slices, no hashing
             a.start(digests)        # designed while ...
             b.start(digests)        # ... the old side's files render in the background
+            for side, other in ((a, b), (b, a)):
+                if side.replayed and not other.replayed:
+                    side.read_back()    # while the other side's files render
             comparison = compare(a.wait(), b.wait(), context)
             svg = change_diagram(comparison) if diagram else None     # (a side's spec file is still there)
         finally:
