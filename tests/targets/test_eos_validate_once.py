@@ -3,6 +3,7 @@ are both made from that validation."""
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 import pyavd
@@ -97,3 +98,29 @@ def test_two_processes_making_the_catalogs_at_once_share_them(lab_fabric: Fabric
     n = len(lab_fabric.switches("eos"))
     assert results[0] == results[1] == alone and n == 16
     assert n <= made.value <= n + 2, made.value       # each switch once, the two meeting halfway at most twice
+
+
+def test_catalogs_made_from_the_last_switch_back_give_their_errors_in_switch_order(lab_fabric: Fabric, tmp_path,
+                                                                                  monkeypatch) -> None:
+    """The process that finds the catalogs' lock held makes them in reverse: its error is the same as the other's."""
+    from teton.findings import SpecError
+    from teton.pipeline.cache import RenderCache
+    from teton.targets.eos import catalogs
+    from teton.targets.eos.issues import AvdIssue
+
+    monkeypatch.setenv("TETON_WORKERS", "1")
+    bad = [d.name for d in lab_fabric.switches("eos")][1::5]
+    validate = catalogs.validated_structured_config
+
+    def refusing(name: str, cfg: dict[str, Any]) -> Any:
+        return ([AvdIssue(name, "hostname", f"{name} refused")], None) if name in bad else validate(name, cfg)
+
+    monkeypatch.setattr(catalogs, "validated_structured_config", refusing)
+    errors = []
+    for held in (False, True):
+        cache = RenderCache(tmp_path / f"cache-{held}", key=b"k" * 32)
+        with cache.one_at_a_time("eos-anta") if held else contextlib.nullcontext():
+            with pytest.raises(SpecError) as err:
+                catalogs.render_catalogs(lab_fabric, RenderContext(cache=cache), {})
+        errors.append([f.message for f in err.value.findings])
+    assert errors[0] == errors[1] == [f"{n} refused" for n in bad] and len(bad) > 1

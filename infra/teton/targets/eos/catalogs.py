@@ -20,7 +20,7 @@ from typing import Any
 
 import yaml
 
-from teton.buildfolder import ANTA_INVENTORY, anta_catalog_path
+from teton.buildfolder import ANTA_INVENTORY, anta_catalog_path, device_of
 from teton.fabric.model import Device, Fabric
 from teton.findings import Finding, SpecError
 from teton.targets.base import DeviceTarget, Files, RenderContext
@@ -123,13 +123,16 @@ def _made(fabric: Fabric, ctx: RenderContext, rendered: Files, names: list[str])
 
 
 def _make(fabric: Fabric, ctx: RenderContext, rendered: Files, keys: dict[str, str], order: list[str]) -> Files:
+    """The catalogs of `keys`' switches made in `order`; SpecError with their findings in `keys`' order (the same
+    error whichever way they were made)."""
     files: Files = {}
     problems: list[Finding] = []
     for f, p in map_chunks(partial(_chunk, fabric, ctx, rendered, keys), order):
         files.update(f)
         problems += p
     if problems:
-        raise SpecError(problems)
+        rank = {name: i for i, name in enumerate(keys)}
+        raise SpecError(sorted(problems, key=lambda f: rank.get(device_of(f.file) or "", len(rank))))
     return files
 
 
