@@ -43,11 +43,7 @@ GOALS = {"diff, cold": 15.0, "diff, warm": 3.0, "render, warm (nothing changed)"
 
 
 def one_rack(folder: Path, rack: str, name: str) -> Path:
-    data = yaml.safe_load(REF.read_text())
-    data.setdefault("racks", {})[rack] = {"hosts": 1}
-    path = folder / name
-    path.write_text(yaml.safe_dump(data, sort_keys=False))
-    return path
+    return edited(folder, name, lambda data: data.setdefault("racks", {}).update({rack: {"hosts": 1}}))
 
 
 def edited(folder: Path, name: str, change) -> Path:

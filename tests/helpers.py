@@ -32,3 +32,17 @@ def fboss(data: dict) -> dict:
     data["backend"]["rtsw"].update(model="minipack2", nos="fboss")
     data["frontend"]["rsw"].update(model="wedge400", nos="fboss")
     return data
+
+
+def fabric_of(spec: Path):
+    """The spec's designed Fabric (loaded and designed as `teton diff` does)."""
+    from teton.pipeline import design_spec
+    from teton.spec.load import load_spec
+
+    return design_spec(spec, load_spec(spec)).fabric
+
+
+def changed_devices(a, b) -> set[str]:
+    """The oracle of `teton diff`'s tests: devices whose designed record differs, or that are on one side only."""
+    both = a.devices.keys() & b.devices.keys()
+    return {n for n in both if a.devices[n] != b.devices[n]} | (a.devices.keys() ^ b.devices.keys())

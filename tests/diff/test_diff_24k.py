@@ -21,13 +21,12 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from tests.helpers import REF24K, write_spec
+from tests.helpers import REF24K, changed_devices, fabric_of, write_spec
 from teton.cli import main
 from teton.diff import DiffResult, diff_specs
 from teton.fabric import Fabric
-from teton.pipeline import design_spec, render_spec
+from teton.pipeline import render_spec
 from teton.pipeline.cache import ENV_DIR, RenderCache
-from teton.spec.load import load_spec
 
 pytestmark = pytest.mark.scale24k
 
@@ -46,16 +45,6 @@ def spec_copy(tmp_path: Path, change) -> Path:
     data = yaml.safe_load(REF24K.read_text())
     change(data)
     return write_spec(tmp_path, data, "copy.yaml")
-
-
-def fabric_of(spec: Path) -> Fabric:
-    return design_spec(spec, load_spec(spec)).fabric
-
-
-def changed_devices(a: Fabric, b: Fabric) -> set[str]:
-    """The oracle: devices whose record differs, or that are on one side only."""
-    both = a.devices.keys() & b.devices.keys()
-    return {n for n in both if a.devices[n] != b.devices[n]} | (a.devices.keys() ^ b.devices.keys())
 
 
 def run(base, spec: Path) -> DiffResult:

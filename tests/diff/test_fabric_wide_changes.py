@@ -1,8 +1,8 @@
-"""`teton diff` of two fabric-wide changes on the lab, each against the oracle of tests/diff/test_diff_24k.py (a
-device changes when its designed record differs, or when it is on one side only): the RoCE DSCP, which every
-backend device with a QoS carries, and one ATSW fewer within the room, a decommission that touches every CTSW and the
-removed ATSW only.  The same two changes on the 24k reference, timed, are cases of bench/bench_diff.py (they
-re-render every backend switch of the 24k: a benchmark's work, not a test's)."""
+"""`teton diff` of two fabric-wide changes on the lab, each against the oracle of tests/diff/test_diff_24k.py
+(`tests.helpers.changed_devices`: a device changes when its designed record differs, or when it is on one side only):
+the RoCE DSCP, which every backend device with a QoS carries, and one ATSW fewer within the room, a decommission that
+touches every CTSW and the removed ATSW only.  The same two changes on the 24k reference, timed, are cases of
+bench/bench_diff.py (they re-render every backend switch of the 24k: a benchmark's work, not a test's)."""
 
 from __future__ import annotations
 
@@ -11,22 +11,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.helpers import LAB, write_spec
+from tests.helpers import LAB, changed_devices, fabric_of, write_spec
 from teton.diff import diff_specs
 from teton.diff.classify import classify
-from teton.fabric import Fabric
-from teton.pipeline import design_spec
-from teton.spec.load import load_spec
-
-
-def fabric_of(spec: Path) -> Fabric:
-    return design_spec(spec, load_spec(spec)).fabric
-
-
-def changed_devices(a: Fabric, b: Fabric) -> set[str]:
-    """The oracle: devices whose record differs, or that are on one side only."""
-    both = a.devices.keys() & b.devices.keys()
-    return {n for n in both if a.devices[n] != b.devices[n]} | (a.devices.keys() ^ b.devices.keys())
 
 
 @pytest.fixture

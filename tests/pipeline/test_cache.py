@@ -188,4 +188,4 @@ def test_one_at_a_time_is_held_by_one_holder_and_refuses_a_name_outside_its_gram
     for bad in ("../x", "", "A", "a/b", "a" * 65):
         with pytest.raises(ValueError):
             with cache.one_at_a_time(bad):
-                pass
+                pytest.fail(f"a lock named {bad!r} was taken")
