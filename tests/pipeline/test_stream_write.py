@@ -4,17 +4,19 @@ again, a file dropped, a path leading out, a render that fails half-way) that ne
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
 import pytest
 
 from tests.helpers import write_spec
-from teton import pipeline
+from teton.pipeline import staging
 from teton.findings import SpecError
 from teton.pipeline import Rendered, build, render_spec, spec_source, write, write_rendering
 from teton.pipeline.output import OutputError
 from teton.targets import schedule
+from teton.targets.base import RenderContext, Staged, Target
 
 
 def _tree(folder: Path) -> dict[str, bytes]:
@@ -24,20 +26,32 @@ def _tree(folder: Path) -> dict[str, bytes]:
 @pytest.mark.parametrize("forked", [False, True], ids=["in-place", "forked-pool"])
 def test_a_build_written_while_it_renders_is_the_folder_written_after(tmp_path, lab_data, monkeypatch, forked):
     """`build` streams; `render_spec` + `write` is the reference path.  Forked: the lab's tasks run in the forked
-    pool (its cost estimate forced over the threshold), so files arrive as tasks end, in any order."""
-    if forked:
-        monkeypatch.setattr(schedule, "MIN_FORK_COST", 0.0)
+    pool (its cost estimate forced over the threshold), so files arrive as tasks end, in any order, and the workers
+    write their own; in place (forced under it), the parent writes every file."""
+    monkeypatch.setattr(schedule, "MIN_FORK_COST", 0.0 if forked else float("inf"))
     spec = write_spec(tmp_path, lab_data)
     arrived: list[str] = []
-    real_put = pipeline._Stager.put
+    real_put = staging.Stager.put
 
-    def put(self: pipeline._Stager, target: str, files: dict[str, str]) -> None:
+    def put(self: staging.Stager, target: str, files: dict[str, str]) -> None:
         arrived.append(target)
         real_put(self, target, files)
 
-    monkeypatch.setattr(pipeline._Stager, "put", put)
+    monkeypatch.setattr(staging.Stager, "put", put)
+    written: list[str] = []
+    real_took = staging.Stager.took
+
+    def took(self: staging.Stager, target: str, staged: dict[str, Staged]) -> None:
+        written.extend(staged)
+        real_took(self, target, staged)
+
+    monkeypatch.setattr(staging.Stager, "took", took)
     streamed = build(spec, tmp_path / "streamed")
     assert len(arrived) > 5, "the render handed its tasks' files over as they ended"
+    # forked, the workers wrote every file but the EOS switches' (whose render reads them back) and the per-SKU ones
+    manifest = json.loads((streamed.path / "manifest.json").read_text())["files"]
+    assert sorted(written) == (sorted(rel for rel, e in manifest.items()
+                                      if e["target"] != "eos" and not rel.startswith("sku/")) if forked else [])
     r = render_spec(spec)
     count, _ = write(tmp_path / "after", r.files, r.figures, source=spec_source(r.cluster))
     assert _tree(streamed.path) == _tree(tmp_path / "after")
@@ -99,3 +113,33 @@ def test_a_failed_or_refused_render_leaves_the_previous_build_and_no_staging(tmp
     assert _tree(out) == before
     assert not (tmp_path / "outside").exists()
     assert sorted(p.name for p in tmp_path.iterdir() if p.name != "out") == [".out.lock"]
+
+
+class _Fake(Target):
+    name = "fake"
+
+
+def test_a_worker_writes_only_inside_the_build_and_a_path_once(tmp_path):
+    """What a worker writes (`Stager.write`) is refused as the parent's is: a path that leads out by its text or
+    through a symlinked folder; a path two workers wrote, or that the final files give again, is an error (the parent
+    has no text to settle it); the sha256 and size it sends back are the file's."""
+    tmp = tmp_path / "stage"
+    tmp.mkdir()
+    stager = staging.Stager(tmp)
+    ctx = RenderContext()
+    with pytest.raises(OutputError, match="not a path inside the build folder"):
+        stager.write(_Fake(), {"../outside": "x\n"}, ctx)
+    (tmp_path / "elsewhere").mkdir()
+    (tmp / "link").symlink_to(tmp_path / "elsewhere")
+    with pytest.raises(OutputError, match="leads out of the build folder"):
+        stager.write(_Fake(), {"link/file": "x\n"}, ctx)
+    assert not (tmp_path / "elsewhere" / "file").exists()
+    staged = stager.write(_Fake(), {"a/b.txt": "é\n"}, ctx)
+    assert staged == {"a/b.txt": Staged(hashlib.sha256("é\n".encode()).hexdigest(), 3)}
+    assert (tmp / "a" / "b.txt").read_bytes() == "é\n".encode()
+    stager.took("fake", staged)
+    with pytest.raises(OutputError, match="targets fake and other both give the file path 'a/b.txt'"):
+        stager.took("other", staged)
+    with pytest.raises(OutputError, match="targets fake and sonic both give the file path 'a/b.txt'"):
+        stager.finish({"sonic": {"a/b.txt": "again\n"}})
+    stager.close()

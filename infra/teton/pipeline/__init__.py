@@ -18,11 +18,8 @@ tests call this module; deploy and the Pulumi program only read the folder it wr
 
 from __future__ import annotations
 
-import hashlib
-import os
 import shutil
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -37,7 +34,7 @@ from teton.fabric.plan import plan
 from teton.findings import Finding, SpecError
 from teton.manifest import MANIFEST, manifest_text, read_manifest
 from teton.pipeline.cache import RenderCache
-from teton.pipeline.output import OutputError, confined, inside, publish, unsafe_path
+from teton.pipeline.output import OutputError, confined, publish, unsafe_path
 from teton.pipeline.record import (
     Record,
     load_record,
@@ -47,6 +44,8 @@ from teton.pipeline.record import (
     replay_files,
     save_record,
 )
+from teton.pipeline.staging import Sink, Stager
+from teton.pipeline.staging import sha256 as _sha
 from teton.spec.load import load_spec, spec_lines, with_lines
 from teton.spec.model import Cluster
 from teton.targets import Files, RenderContext, reference_folders
@@ -55,10 +54,6 @@ from teton.targets.schedule import forks, render_targets
 from teton.validate.rendered import validate_rendered
 
 Progress = Callable[[str], None]
-
-
-WRITERS = 2        # threads writing a build's files (`_Stager`): they write while the render's workers hold the cores;
-                   # more threads only contend in the kernel (on 2 cores, 8 writers spent about twice the system time)
 
 
 @dataclass(frozen=True)
@@ -146,16 +141,13 @@ def _checked(path: str | Path, cluster: Cluster, fabric: Fabric, found: list[Fin
 
 
 def render(fabric: Fabric, ctx: RenderContext, only: tuple[str, ...] | None = None,
-           progress: Progress | None = None, sink: Sink | None = None) -> dict[str, Files]:
+           progress: Progress | None = None, sink: Sink | None = None, stage: Stager | None = None,
+           ) -> dict[str, Files]:
     """{target name: its files} for every registered target (or only the named ones), each validated: one list of
     tasks (device chunks of every device target, every fabric-wide target) on all cores (`teton.targets.schedule`);
-    `sink`: handed each task's files as it ends (`render_targets`)."""
+    `sink`: handed each task's files as it ends; `stage`: where the workers write theirs (`render_targets`)."""
     chosen = [t for t in targets.targets() if not only or t.name in only]
-    return render_targets(fabric, ctx, chosen, progress, sink=sink)
-
-
-def _sha(content: str | bytes) -> str:
-    return hashlib.sha256(content.encode("utf-8") if isinstance(content, str) else content).hexdigest()
+    return render_targets(fabric, ctx, chosen, progress, sink=sink, stage=stage)
 
 
 def _inside(rel: object) -> bool:
@@ -210,89 +202,6 @@ def manifest_entries(rendered: dict[str, Files], known: dict[str, tuple[str, int
     return entries, {name: targets.get(name).version for name, files in rendered.items() if files}
 
 
-Sink = Callable[[str, Files], None]
-
-
-class _Stager:
-    """Writes a build's files into its staging folder `tmp` (`publish`'s), on `WRITERS` threads: `put` as the render
-    hands each task's files over (`write_rendering`: while the workers render the rest), `finish` with the render's
-    final files, which writes what was not put, or was put with other content, and gives the manifest's entries.
-
-    Each file's folder is made and confined (`inside`: no segment leads out of `tmp`) in the calling thread before its
-    write is queued; a path `put` twice is written again only after its first write ended (two writes of one path
-    never race).  Each file is encoded once, for its bytes and its manifest entry (sha256 and size; `known`: from the
-    render cache, not hashed again).  Opening, hashing and writing a file release the GIL: a build of 10,000 files
-    spends most of its time in the file system."""
-
-    def __init__(self, tmp: Path) -> None:
-        self.tmp = tmp
-        self.resolved = os.path.realpath(tmp)
-        self.made: set[Path] = set()
-        self.pool = ThreadPoolExecutor(max_workers=WRITERS)
-        self.sent: dict[str, tuple[str, Future[tuple[str, int]]]] = {}
-        self.known: dict[str, tuple[str, int]] | None = None
-
-    def _folder(self, rel: str) -> None:
-        parent = (self.tmp / rel).parent
-        if parent not in self.made:
-            parent.mkdir(parents=True, exist_ok=True)
-            if not inside(parent, self.tmp, self.resolved):
-                raise OutputError(f"the file path {rel!r} leads out of the build folder; nothing was written")
-            self.made.add(parent)
-
-    def _write(self, rel: str, content: str) -> tuple[str, int]:
-        data = content.encode("utf-8")
-        (self.tmp / rel).write_bytes(data)
-        hit = self.known.get(rel) if self.known else None
-        return hit if hit is not None else (_sha(data), len(data))
-
-    def _send(self, rel: str, content: str) -> Future[tuple[str, int]]:
-        was = self.sent.get(rel)
-        if was is not None:
-            if was[0] is content:
-                return was[1]
-            was[1].result()
-        self._folder(rel)
-        fut = self.pool.submit(self._write, rel, content)
-        self.sent[rel] = (content, fut)
-        return fut
-
-    def put(self, target: str, files: Files) -> None:
-        """Write `files` of `target` now (paths refused by `confined` first)."""
-        confined({target: files})
-        for rel, content in files.items():
-            self._send(rel, content)
-
-    def finish(self, rendered: dict[str, Files], known: dict[str, tuple[str, int]] | None = None,
-               ) -> dict[str, dict[str, Any]]:
-        """Write what `rendered` holds that is not written as it is; the manifest's entry of every file.  Two
-        targets giving one path: the later target's file (as `rendered`'s order); a path put but not in `rendered`
-        is removed."""
-        confined(rendered)
-        self.known = known
-        try:
-            order = [(name, rel, content) for name, files in rendered.items() for rel, content in sorted(files.items())]
-            last = {rel: i for i, (_, rel, _) in enumerate(order)}
-            order = [item for i, item in enumerate(order) if last[item[1]] == i]
-            for _, rel, _ in order:      # every folder made and confined, in order, before a file is written
-                self._folder(rel)
-            futures = [(name, rel, self._send(rel, content)) for name, rel, content in order]
-            entries = {}
-            for name, rel, fut in futures:
-                sha, size = fut.result()
-                entries[rel] = {"sha256": sha, "bytes": size, "target": name}
-            for rel in set(self.sent) - set(last):
-                self.sent[rel][1].result()
-                (self.tmp / rel).unlink()
-            return entries
-        finally:
-            self.close()
-
-    def close(self) -> None:
-        """Wait for every queued write (a failed render's staging folder is removed only after)."""
-        self.pool.shutdown(wait=True)
-
-
 def write(out: Path, rendered: dict[str, Files], figures: dict[str, Any], *, force: bool = False,
           only: tuple[str, ...] | None = None,
           known: dict[str, tuple[str, int]] | None = None,
@@ -316,7 +225,7 @@ def write(out: Path, rendered: dict[str, Files], figures: dict[str, Any], *, for
     kept = tuple(sorted({e["target"] for e in keep.values() if e.get("target")}))
 
     def fill(tmp: Path) -> None:
-        entries = _Stager(tmp).finish(rendered, known)
+        entries = Stager(tmp).finish(rendered, known)
         root = out.resolve()
         for rel in sorted(keep):
             src, dst = out / rel, tmp / rel
@@ -331,26 +240,27 @@ def write(out: Path, rendered: dict[str, Files], figures: dict[str, Any], *, for
     return len(written) + len(keep) + 1, kept
 
 
-def write_rendering(out: Path, produce: Callable[[Sink], Rendered], *, force: bool = False,
+def write_rendering(out: Path, produce: Callable[[Stager], Rendered], *, force: bool = False,
                     source: dict[str, str] | None = None) -> tuple[int, Rendered]:
-    """`write` of a whole build (no `only`) whose files are written while it renders: `produce(sink)` renders,
-    handing each task's files to `sink` as it ends, inside `publish`'s lock and staging folder, so the files of
-    the first tasks are on disk while the workers render the rest (about half a 24k build's writing time comes off
-    its wall time); then its final files complete the folder (`_Stager.finish`: what a device target's `finish`
-    added or a later task changed) and its manifest.  The same folder as `write(out, produced.files, ...)`: a
-    failed render or a refused path leaves `out` as it was (the staging folder is removed), the lock is held from
-    the render's start.  (files written, what `produce` returned)."""
+    """`write` of a whole build (no `only`) whose files are written while it renders: `produce(stager)` renders
+    inside `publish`'s lock and staging folder, its forked workers writing their tasks' files into it themselves
+    (`Stager.write`) and handing what they do not write to `stager` (`put`) as each task ends, so the files of the
+    first tasks are on disk while the workers render the rest; then its final files complete the folder
+    (`Stager.finish`: what a device target's `finish` added or a later task changed) and its manifest.  The same
+    folder as `write(out, produced.files, ...)` (with the files the workers wrote): a failed render or a refused path
+    leaves `out` as it was (the staging folder is removed), the lock is held from the render's start.  (files
+    written, what `produce` returned)."""
     box: list[tuple[int, Rendered]] = []
 
     def fill(tmp: Path) -> None:
-        stager = _Stager(tmp)
+        stager = Stager(tmp)
         try:
-            r = produce(stager.put)
+            r = produce(stager)
         except BaseException:
             stager.close()
             raise
         entries = stager.finish(r.files, r.known)
-        versions = {name: targets.get(name).version for name, files in r.files.items() if files}
+        versions = {name: targets.get(name).version for name in stager.targets(r.files)}
         (tmp / MANIFEST).write_text(manifest_text(entries, r.figures, versions, source), encoding="utf-8")
         box.append((len(entries) + 1, r))
 
@@ -358,7 +268,7 @@ def write_rendering(out: Path, produce: Callable[[Sink], Rendered], *, force: bo
     return box[0]
 
 
-Through = Callable[[Cluster, Callable[[Sink | None], Rendered]], Rendered]
+Through = Callable[[Cluster, Callable[[Stager | None], Rendered]], Rendered]
 
 
 def render_spec(spec: str | Path, *, only: tuple[str, ...] | None = None, yang_dir: Path | None = None,
@@ -368,7 +278,8 @@ def render_spec(spec: str | Path, *, only: tuple[str, ...] | None = None, yang_d
     code) is replayed from its record without designing; otherwise unchanged devices come from the cache, and the
     render is recorded.  `live`: the build is for the real fabric, so what only a simulation can run (synthetic
     InfiniBand GUIDs) is an error.  `through(cluster, make)`: once the spec is loaded and designed (its errors
-    raised), the render itself is `make(sink)` called by `through` (a build's writer: `build`), else `make(None)`."""
+    raised), the render itself is `make(stager)` called by `through` (a build's writer: `build`), else `make(None)`;
+    the files its workers write into the build (`Stager.write`) are then in the stager, not in `Rendered.files`."""
     ctx = RenderContext(folders=reference_folders({"--yang-dir": yang_dir}), cache=cache)
     workers()       # a bad $TETON_WORKERS is an error even when the cache leaves nothing to render
     with paused_gc():
@@ -394,7 +305,7 @@ def render_spec(spec: str | Path, *, only: tuple[str, ...] | None = None, yang_d
         designed = _checked(spec, cluster, fabric, found, fabric_findings(fabric, str(spec), cluster)) \
             if checks is None else None
 
-        def make(sink: Sink | None) -> Rendered:
+        def make(sink: Stager | None) -> Rendered:
             nonlocal designed
 
             def watch(target: str, files: Files) -> None:   # the fabric's errors as soon as the checks are in
@@ -405,7 +316,7 @@ def render_spec(spec: str | Path, *, only: tuple[str, ...] | None = None, yang_d
                     sink(target, files)
 
             try:
-                files = render(fabric, ctx, only, progress, watch)
+                files = render(fabric, ctx, only, progress, watch, sink)
             except Exception:
                 if designed is None and checks is not None:     # the checks' errors first, as without the aside
                     designed = _checked(spec, cluster, fabric, found, checks.result()[0])
@@ -417,7 +328,8 @@ def render_spec(spec: str | Path, *, only: tuple[str, ...] | None = None, yang_d
             figures = ahead if ahead is not None else plan(fabric)
             saved = record
             if cache is not None and key is not None and not only:
-                saved = save_record(cache, key, fabric, files, figures, designed.warnings)
+                saved = save_record(cache, key, fabric, files, figures, designed.warnings,
+                                    staged=sink.staged if sink is not None else None)
             return Rendered(cluster, fabric, files, figures, designed.warnings, saved)
 
         return run(cluster, make)
@@ -438,9 +350,9 @@ def build(spec: str | Path, out: Path | None = None, *, only: tuple[str, ...] | 
         return Build(out, count, r.figures, r.warnings, tuple(r.files), kept, replayed=r.fabric is None)
     where: list[tuple[Path, int]] = []
 
-    def through(cluster: Cluster, make: Callable[[Sink | None], Rendered]) -> Rendered:
-        def produce(sink: Sink) -> Rendered:
-            rendered = make(sink)
+    def through(cluster: Cluster, make: Callable[[Stager | None], Rendered]) -> Rendered:
+        def produce(stager: Stager) -> Rendered:
+            rendered = make(stager)
             if progress:
                 progress("writing")
             return rendered

@@ -383,10 +383,14 @@ class RenderCache:
     def write_blob(self, text: str) -> str:
         data = text.encode("utf-8")
         sha = hashlib.sha256(data).hexdigest()
+        self.put_blob(data, sha)
+        return sha
+
+    def put_blob(self, data: bytes, sha: str) -> None:
+        """`write_blob` of a file already encoded and hashed (`sha`: its sha256, which `read_blob` checks)."""
         path = self._path("blobs", sha)
         if self._mac_key is not None and not os.path.exists(path):
             self._write(path, data)
-        return sha
 
     def read_json(self, kind: str, key: str) -> Any:
         """A small JSON document (`kind`: records, facts), or None when missing, unreadable or not MAC'd."""

@@ -31,6 +31,7 @@ from teton.pipeline.cache import RenderCache, render_settings
 from teton.spec.load import spec_lines, with_lines
 from teton.spec.model import Cluster
 from teton.targets import DeviceTarget, Files, RenderContext
+from teton.targets.base import Staged
 
 FORMAT = 1
 
@@ -151,8 +152,10 @@ def device_paths(target: DeviceTarget, fabric: Fabric) -> tuple[list[str], tuple
 
 
 def save_record(cache: RenderCache, key: str, fabric: Fabric, rendered: dict[str, Files], figures: dict[str, Any],
-                warnings: list[Finding], index: dict[str, DeviceInfo] | None = None) -> Record:
-    """Remember a render (every target rendered; a per-device target's device files may be a subset, `teton diff`)."""
+                warnings: list[Finding], index: dict[str, DeviceInfo] | None = None,
+                staged: dict[str, dict[str, Staged]] | None = None) -> Record:
+    """Remember a render (every target rendered; a per-device target's device files may be a subset, `teton diff`).
+    `staged`: files a build's workers wrote (`teton.pipeline.staging.Stager.write`), which stored their blobs."""
     device_targets: dict[str, list[str]] = {}
     files: dict[str, dict[str, str]] = {}
     for t in targets.targets():
@@ -164,6 +167,8 @@ def save_record(cache: RenderCache, key: str, fabric: Fabric, rendered: dict[str
             device_targets[t.name] = names
         files[t.name] = {rel: cache.write_blob(text) for rel, text in rendered[t.name].items()
                          if not rel.startswith(prefixes)}
+        files[t.name].update({rel: s.sha256 for rel, s in (staged or {}).get(t.name, {}).items()
+                              if not rel.startswith(prefixes)})
     record = Record(fabric.name, index if index is not None else device_index(cache, fabric), head_digests(fabric),
                     device_targets, files, figures,
                     [[f.path, f.message, f.rule, f.severity] for f in warnings])

@@ -18,7 +18,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, NamedTuple, Protocol
 
 from teton.buildfolder import BuildFileError as BuildFileError  # re-exported: what a read-back raises
 from teton.buildfolder import BuildFolder, device_dir, device_path
@@ -37,6 +37,14 @@ _NO_STATE = object()
 # render (not per chunk); and the device files of a target whose `render` override calls `super().render`
 _STATES: dict[tuple[str, int], Any] | None = None
 _HANDED: dict[str, Files] = {}
+
+
+class Staged(NamedTuple):
+    """A file a render's forked worker wrote into the build being published itself (`teton.targets.schedule.Stage`):
+    its sha256 and size in bytes; its text stays on disk and never comes back to the parent."""
+
+    sha256: str
+    size: int
 
 
 class DeviceCache(Protocol):
@@ -178,6 +186,9 @@ class Target:
     # on the 24k references (RoCE and InfiniBand) on a 2-core machine; only their ratios order the render's tasks
     cost_per_device: ClassVar[float] = 0.0002
     cost_per_link: ClassVar[float] = 0.0
+    # a build's forked workers may write the files of this target's tasks into the build themselves (`Stage`): nothing
+    # of the render reads them after the task (a device target's `finish` then gets only the files not so written)
+    written_by_workers: ClassVar[bool] = True
 
     def cost(self, fabric: Fabric) -> float:
         """A rough estimate of its render's time in seconds (the render's scheduler starts long tasks first, and
@@ -253,7 +264,8 @@ class DeviceTarget(Target):
         """What the workers should inherit, done once in the parent before they fork (an IDL parsed)."""
 
     def finish(self, fabric: Fabric, ctx: RenderContext, files: Files) -> Files:
-        """The target's files from its devices' files: those and any fabric-wide ones (per HwSKU files)."""
+        """The target's files from its devices' files: those and any fabric-wide ones (per HwSKU files).  In a build
+        whose workers wrote their tasks' files into it (`written_by_workers`), `files` holds only the others."""
         return files
 
     def render_chunk(self, fabric: Fabric, ctx: RenderContext, names: Sequence[str]) -> tuple[Files, list[Finding]]:

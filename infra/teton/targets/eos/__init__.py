@@ -59,6 +59,7 @@ class EosTarget(DeviceTarget):
     port_namings = {"eos-modular": eos_modular_port_name, "eos-fixed": eos_fixed_port_name}
     files = (STRUCTURED, STARTUP)
     version = "2"   # 2: the ANTA catalogs
+    written_by_workers = False      # `render` reads its device files back (which switches' catalogs were made)
 
     def render(self, fabric: Fabric, ctx: RenderContext) -> Files:
         """The device files, then the ANTA catalogs of every EOS switch (fabric-wide files: not in a render of some
