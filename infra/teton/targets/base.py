@@ -34,9 +34,8 @@ from teton.targets.reference import ReferenceData
 Files = dict[str, str]
 _NO_STATE = object()
 # set by the render's scheduler (`teton.targets.schedule`): each worker's chunk states, built once per target and
-# render (not per chunk); and the device files of a target whose `render` override calls `super().render`
+# render (not per chunk)
 _STATES: dict[tuple[str, int], Any] | None = None
-_HANDED: dict[str, Files] = {}
 
 
 class Staged(NamedTuple):
@@ -187,7 +186,7 @@ class Target:
     cost_per_device: ClassVar[float] = 0.0002
     cost_per_link: ClassVar[float] = 0.0
     # a build's forked workers may write the files of this target's tasks into the build themselves (`Stage`): nothing
-    # of the render reads them after the task (a device target's `finish` then gets only the files not so written)
+    # of the render reads their text after the task (a device target's `finish` is then told their paths only)
     written_by_workers: ClassVar[bool] = True
 
     def cost(self, fabric: Fabric) -> float:
@@ -247,10 +246,7 @@ class DeviceTarget(Target):
     def render(self, fabric: Fabric, ctx: RenderContext) -> Files:
         """`prepare`, every device's files (`render_device`, in chunks on all cores), then `finish`.  The render's
         scheduler (`teton.targets.schedule`) runs the same three steps with the chunks among every other target's
-        tasks; a subclass that overrides `render` gets the device files it asks `super().render` for from there."""
-        handed = _HANDED.pop(self.name, None)
-        if handed is not None:
-            return handed
+        tasks (a device target does not override this)."""
         self.prepare(fabric, ctx)
         return self.finish(fabric, ctx, render_devices(partial(self._render_chunk, fabric, ctx),
                                                        self.device_names(fabric, ctx)))
@@ -263,9 +259,11 @@ class DeviceTarget(Target):
     def prepare(self, fabric: Fabric, ctx: RenderContext) -> None:
         """What the workers should inherit, done once in the parent before they fork (an IDL parsed)."""
 
-    def finish(self, fabric: Fabric, ctx: RenderContext, files: Files) -> Files:
-        """The target's files from its devices' files: those and any fabric-wide ones (per HwSKU files).  In a build
-        whose workers wrote their tasks' files into it (`written_by_workers`), `files` holds only the others."""
+    def finish(self, fabric: Fabric, ctx: RenderContext, files: Files,
+               written: frozenset[str] = frozenset()) -> Files:
+        """The target's files from its devices' files: those and any fabric-wide ones (per HwSKU files, EOS's ANTA
+        catalogs).  `written`: the paths of its tasks' files that a build's workers wrote into the build themselves
+        (`written_by_workers`), which are not in `files` and must not be returned."""
         return files
 
     def render_chunk(self, fabric: Fabric, ctx: RenderContext, names: Sequence[str]) -> tuple[Files, list[Finding]]:

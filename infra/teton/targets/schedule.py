@@ -8,9 +8,8 @@ order, so the output does not depend on which worker ran what.  A `Task` is a ta
 picklable, what an executor on other machines (Dask) would ship.
 
 Findings (SpecError) of every task are collected and raised together, in target order, after every task ran.  Then,
-in the parent, each device target's `finish` (its fabric-wide files from its devices' files, e.g. SONiC's per-HwSKU
-files), or for a target that overrides `render` around `super().render` (EOS: its ANTA catalogs), that `render` with
-its device files handed over.
+in the parent, each device target's `finish` (its fabric-wide files from its devices' files: SONiC's per-HwSKU files,
+EOS's ANTA catalogs and inventory).
 
 A build hands the render a `Stage`, its staging folder: a forked worker then writes a task's files there itself and
 sends back each file's sha256 and size (`Staged`) instead of its text, for every target `written_by_workers`.  A 24k
@@ -122,6 +121,7 @@ def render_targets(fabric: Fabric, ctx: RenderContext, chosen: Sequence[Target],
         executor = in_place if small else forked_pool
     by_name = {t.name: t for t in chosen}
     results: list[Any] = [None] * len(tasks)
+    written: dict[str, set[str]] = {t.name: set() for t in chosen}
     left = {t.name: 0 for t in chosen}
     for k in tasks:
         left[k.target] += 1
@@ -153,6 +153,7 @@ def render_targets(fabric: Fabric, ctx: RenderContext, chosen: Sequence[Target],
                 sink(tasks[i].target, result[0])
             if stage is not None and result[2]:
                 stage.took(tasks[i].target, result[2])
+                written[tasks[i].target].update(result[2])
             left[tasks[i].target] -= 1
             advance()
     finally:
@@ -174,12 +175,5 @@ def render_targets(fabric: Fabric, ctx: RenderContext, chosen: Sequence[Target],
     if problems:
         raise SpecError(problems)
     for t in device_targets:
-        if type(t).render is DeviceTarget.render:
-            files[t.name] = t.finish(fabric, ctx, files[t.name])
-        else:
-            base._HANDED[t.name] = files[t.name]
-            try:
-                files[t.name] = t.render(fabric, ctx)
-            finally:
-                base._HANDED.pop(t.name, None)
+        files[t.name] = t.finish(fabric, ctx, files[t.name], frozenset(written[t.name]))
     return files

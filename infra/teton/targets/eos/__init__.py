@@ -59,19 +59,18 @@ class EosTarget(DeviceTarget):
     port_namings = {"eos-modular": eos_modular_port_name, "eos-fixed": eos_fixed_port_name}
     files = (STRUCTURED, STARTUP)
     version = "2"   # 2: the ANTA catalogs
-    written_by_workers = False      # `render` reads its device files back (which switches' catalogs were made)
 
-    def render(self, fabric: Fabric, ctx: RenderContext) -> Files:
+    def finish(self, fabric: Fabric, ctx: RenderContext, files: Files,
+               written: frozenset[str] = frozenset()) -> Files:
         """The device files, then the ANTA catalogs of every EOS switch (fabric-wide files: not in a render of some
         devices' files only, `RenderContext.devices`, which is a diff's of the changed devices).
 
         A switch's catalog is made with its device files, from the one validation of its structured config
-        (`_render_chunk`); `render_catalogs` adds those not made so (a switch whose device files came from the cache
-        and its catalog not) and the inventory."""
-        files = super().render(fabric, ctx)
+        (`_render_chunk`); `render_catalogs` adds the inventory and any catalog not made so (neither in `files` nor
+        `written` by a build's worker)."""
         if ctx.devices:
             return files
-        return {**files, **render_catalogs(fabric, ctx, files)}
+        return {**files, **render_catalogs(fabric, ctx, files, written)}
 
     def _render_chunk(self, fabric: Fabric, ctx: RenderContext, names: Sequence[str]) -> tuple[Files, list[Finding]]:
         """DeviceTarget's, with each switch's ANTA catalog in a whole render (no `RenderContext.devices`): a

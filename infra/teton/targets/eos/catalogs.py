@@ -78,9 +78,11 @@ class _Catalogs(DeviceTarget):
 CATALOGS = _Catalogs()
 
 
-def render_catalogs(fabric: Fabric, ctx: RenderContext, rendered: Files) -> Files:
+def render_catalogs(fabric: Fabric, ctx: RenderContext, rendered: Files, written: frozenset[str] = frozenset(),
+                    ) -> Files:
     """`anta/<switch>.yml` of every EOS switch and `anta/inventory.yml`; `rendered`: the switches' files just rendered
-    (their structured configs are read from there when present).  SpecError if pyavd refuses a structured config."""
+    (their structured configs are read from there when present); `written`: paths a build's workers wrote themselves
+    (a catalog there is made, and not returned).  SpecError if pyavd refuses a structured config."""
     names = [d.name for d in fabric.switches("eos")]
     if not names:
         return {}
@@ -90,7 +92,7 @@ def render_catalogs(fabric: Fabric, ctx: RenderContext, rendered: Files) -> File
         made = rendered.get(anta_catalog_path(name))
         if made is not None:   # made with the device's files, or from the cache (EosTarget._render_chunk)
             files[anta_catalog_path(name)] = made
-        else:
+        elif anta_catalog_path(name) not in written:
             missing.append(name)
     files.update(_made(fabric, ctx, rendered, missing))
     return dict(sorted(files.items()))

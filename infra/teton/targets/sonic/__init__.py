@@ -99,7 +99,8 @@ class SonicTarget(DeviceTarget):
     device_cost = 0.001              # a 24k RoCE RTSW (32 ports used) ~4-5 ms, a front-end RSW ~2-3
     interface_cost = 0.0001
 
-    def finish(self, fabric: Fabric, ctx: RenderContext, files: Files) -> Files:
+    def finish(self, fabric: Fabric, ctx: RenderContext, files: Files,
+               written: frozenset[str] = frozenset()) -> Files:
         return {**files, **self.sku_files(fabric)}
 
     def sku_files(self, fabric: Fabric) -> Files:
