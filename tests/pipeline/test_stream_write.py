@@ -11,9 +11,8 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import write_spec
-from teton.pipeline import staging
 from teton.findings import SpecError
-from teton.pipeline import Rendered, build, render_spec, spec_source, write, write_rendering
+from teton.pipeline import Rendered, build, render_spec, spec_source, staging, write, write_rendering
 from teton.pipeline.output import OutputError
 from teton.targets import schedule
 from teton.targets.base import RenderContext, Staged, Target
