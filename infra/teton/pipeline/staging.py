@@ -2,12 +2,12 @@
 
 Files reach it three ways, all before `publish` swaps it in:
 
-- `Stager.put`, in the parent, as the render hands each task's files over: written on `WRITERS` threads while the
-  workers render the rest;
-- `Stager.write`, in a forked worker, for a task of a target `written_by_workers` (`teton.targets.schedule.Stage`):
+- `Stager.write`, in a forked worker of the render's local pool, for each of its tasks (`teton.targets.schedule.Stage`):
   the worker writes its own files and sends back each one's sha256 and size (`Staged`), not its text; `took`, in the
   parent, records them.  With a render cache, the worker also stores each file that is not a device's as a blob
   (what the render's record names: `teton.pipeline.record.save_record`);
+- `Stager.put`, in the parent, for a task run in place (a render too small to fork, one worker): written on
+  `WRITERS` threads while the render goes on;
 - `Stager.finish`, with the render's final files, writes what was not put, or was put with other content, and gives
   the manifest's entry of every file.
 

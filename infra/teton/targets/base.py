@@ -185,9 +185,6 @@ class Target:
     # on the 24k references (RoCE and InfiniBand) on a 2-core machine; only their ratios order the render's tasks
     cost_per_device: ClassVar[float] = 0.0002
     cost_per_link: ClassVar[float] = 0.0
-    # a build's forked workers may write the files of this target's tasks into the build themselves (`Stage`): nothing
-    # of the render reads their text after the task (a device target's `finish` is then told their paths only)
-    written_by_workers: ClassVar[bool] = True
 
     def cost(self, fabric: Fabric) -> float:
         """A rough estimate of its render's time in seconds (the render's scheduler starts long tasks first, and
@@ -262,8 +259,9 @@ class DeviceTarget(Target):
     def finish(self, fabric: Fabric, ctx: RenderContext, files: Files,
                written: frozenset[str] = frozenset()) -> Files:
         """The target's files from its devices' files: those and any fabric-wide ones (per HwSKU files, EOS's ANTA
-        catalogs).  `written`: the paths of its tasks' files that a build's workers wrote into the build themselves
-        (`written_by_workers`), which are not in `files` and must not be returned."""
+        catalogs).  `written`: the paths of its tasks' files that a build's forked workers wrote into the build
+        themselves (`teton.targets.schedule.Stage`), which are not in `files` and must not be returned: nothing of a
+        render reads a file's text once its task has ended but `finish`, which is told these paths only."""
         return files
 
     def render_chunk(self, fabric: Fabric, ctx: RenderContext, names: Sequence[str]) -> tuple[Files, list[Finding]]:

@@ -12,8 +12,8 @@ in the parent, each device target's `finish` (its fabric-wide files from its dev
 EOS's ANTA catalogs and inventory).
 
 A build hands the render a `Stage`, its staging folder: a forked worker then writes a task's files there itself and
-sends back each file's sha256 and size (`Staged`) instead of its text, for every target `written_by_workers`.  A 24k
-build's text is ~470 MB: received, unpickled, encoded and hashed in the parent, it cost ~7 s of the parent's CPU
+sends back each file's sha256 and size (`Staged`) instead of its text (a device target's `finish` is told the paths).
+A 24k build's text is ~470 MB: received, unpickled, encoded and hashed in the parent, it cost ~7 s of the parent's CPU
 (4 of them in the kernel, page faults and copies) while both cores rendered.
 """
 
@@ -109,7 +109,7 @@ def render_targets(fabric: Fabric, ctx: RenderContext, chosen: Sequence[Target],
     `sink(target name, files)`: handed each task's files as the task ends (in the order tasks end; a build's writer
     starts writing them while the others render, `teton.pipeline.write_rendering`).  What it is handed is not final:
     a device target's `finish` may add files and a later task may give a path again; the returned dict is.
-    `stage`: a task run in a forked worker writes its files there itself (a target `written_by_workers`), and they
+    `stage`: a task run in a forked worker of the local pool (`forked_pool`) writes its files there itself, and they
     are in neither what `sink` is handed nor what is returned, but in what `stage.took`."""
     n_workers = workers()
     device_targets = [t for t in chosen if isinstance(t, DeviceTarget)]
@@ -137,13 +137,13 @@ def render_targets(fabric: Fabric, ctx: RenderContext, chosen: Sequence[Target],
     advance()
     base._STATES = {}
     parent = os.getpid()
+    here = stage if executor is forked_pool else None     # another executor's workers may not share this disk
 
     def run(task: Task) -> tuple[Files, list[Finding], dict[str, Staged]]:
         files, found = _run(fabric, ctx, by_name, task)
-        target = by_name[task.target]
-        if stage is None or os.getpid() == parent or not target.written_by_workers or not files:
+        if here is None or os.getpid() == parent or not files:     # in place: the parent's writer has them
             return files, found, {}
-        return {}, found, stage.write(target, files, ctx)
+        return {}, found, here.write(by_name[task.target], files, ctx)
 
     ended = executor(run, tasks)
     try:
