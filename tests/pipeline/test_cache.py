@@ -189,3 +189,35 @@ def test_one_at_a_time_is_held_by_one_holder_and_refuses_a_name_outside_its_gram
         with pytest.raises(ValueError):
             with cache.one_at_a_time(bad):
                 pytest.fail(f"a lock named {bad!r} was taken")
+
+
+def test_each_device_slice_is_digested_once_per_render_in_the_parent_before_the_workers_fork(tmp_path, spec,
+                                                                                              monkeypatch):
+    """A build with a cache makes every device's slice digest (its record's index) before the render's workers fork,
+    and they inherit them for their lookups: each digest is made once, by the parent.  Before, the workers made the
+    switches' digests for their lookups and the parent every device's again for the record, after the render."""
+    import multiprocessing as mp
+
+    import teton.pipeline.cache as cache_module
+    from teton.targets import schedule
+
+    monkeypatch.setattr(schedule, "MIN_FORK_COST", 0.0)     # the lab's tasks in the forked pool
+    made = mp.Value("i", 0)
+    parent = os.getpid()
+    elsewhere = mp.Value("i", 0)
+    real = cache_module.device_digest
+
+    def counted(fabric: Fabric, name: str, memo: Any) -> str:
+        with made.get_lock():
+            made.value += 1
+            elsewhere.value += os.getpid() != parent
+        return real(fabric, name, memo)
+
+    monkeypatch.setattr(cache_module, "device_digest", counted)
+    cache = RenderCache(tmp_path / "cache")
+    built = build(spec, tmp_path / "out", cache=cache)
+    fabric = load_and_design(spec).fabric
+    assert cache.stats()["stored"] == cache_entries(built.path)      # the workers did look every switch up
+    assert (made.value, elsewhere.value) == (len(fabric.devices), 0)
+    assert cache.digest(fabric, next(iter(fabric.devices))) == real(fabric, next(iter(fabric.devices)),
+                                                                     cache_module.DigestMemo())

@@ -37,6 +37,7 @@ from teton.pipeline.cache import RenderCache
 from teton.pipeline.output import OutputError, confined, publish, unsafe_path
 from teton.pipeline.record import (
     Record,
+    device_index,
     load_record,
     paused_gc,
     record_key,
@@ -307,6 +308,9 @@ def render_spec(spec: str | Path, *, only: tuple[str, ...] | None = None, yang_d
 
         def make(sink: Stager | None) -> Rendered:
             nonlocal designed
+            # every device's slice digest, for the record, made before the workers fork: they inherit them for their
+            # cache lookups (a 24k render made them twice, the parent's ~1.1 s after the workers had ended)
+            index = device_index(cache, fabric) if cache is not None and key is not None and not only else None
 
             def watch(target: str, files: Files) -> None:   # the fabric's errors as soon as the checks are in
                 nonlocal designed
@@ -328,7 +332,7 @@ def render_spec(spec: str | Path, *, only: tuple[str, ...] | None = None, yang_d
             figures = ahead if ahead is not None else plan(fabric)
             saved = record
             if cache is not None and key is not None and not only:
-                saved = save_record(cache, key, fabric, files, figures, designed.warnings,
+                saved = save_record(cache, key, fabric, files, figures, designed.warnings, index,
                                     staged=sink.staged if sink is not None else None)
             return Rendered(cluster, fabric, files, figures, designed.warnings, saved)
 

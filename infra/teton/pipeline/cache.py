@@ -222,7 +222,8 @@ class RenderCache:
         self._reads = reads and self._mac_key is not None
         self._counts = mp.RawArray("q", 4)   # hits, misses, stored, untrusted: shared with the forked render workers
         self._lock = mp.Lock()
-        self._memos: OrderedDict[int, tuple[Fabric, DigestMemo]] = OrderedDict()
+        # per fabric: the digests of its shared objects and of its devices (a Fabric is never changed once designed)
+        self._memos: OrderedDict[int, tuple[Fabric, DigestMemo, dict[str, str]]] = OrderedDict()
         code_fingerprint()   # here, once: render workers are forked and must all see the same code
 
     @classmethod
@@ -277,14 +278,18 @@ class RenderCache:
                     _module_source(cls.__module__), render_settings(ctx, [target]), digest)
 
     def digest(self, fabric: Fabric, device: str) -> str:
-        """The slice digest of `device`; shared objects are hashed once per fabric (the last few fabrics are kept)."""
+        """The slice digest of `device`, made once per fabric, its shared objects hashed once (the last few fabrics
+        are kept): a render's workers inherit what the parent made before they forked (`device_index`)."""
         hit = self._memos.get(id(fabric))
         if hit is None or hit[0] is not fabric:
-            hit = (fabric, DigestMemo())
+            hit = (fabric, DigestMemo(), {})
             self._memos[id(fabric)] = hit
             while len(self._memos) > _FABRICS_REMEMBERED:
                 self._memos.popitem(last=False)
-        return device_digest(fabric, device, hit[1])
+        found = hit[2].get(device)
+        if found is None:
+            found = hit[2][device] = device_digest(fabric, device, hit[1])
+        return found
 
     def lookup(self, target: DeviceTarget, fabric: Fabric, device: str,
                ctx: RenderContext) -> tuple[str, Files | None]:
