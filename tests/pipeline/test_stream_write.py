@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -22,6 +23,19 @@ def _tree(folder: Path) -> dict[str, bytes]:
     return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
+def _calls(monkeypatch: pytest.MonkeyPatch, method: str) -> list[tuple[str, Any]]:
+    """(target, what it was given) of every call of `Stager.<method>` from now on; the method still runs."""
+    calls: list[tuple[str, Any]] = []
+    real = getattr(staging.Stager, method)
+
+    def recorded(self: staging.Stager, target: str, given: Any) -> None:
+        calls.append((target, given))
+        real(self, target, given)
+
+    monkeypatch.setattr(staging.Stager, method, recorded)
+    return calls
+
+
 @pytest.mark.parametrize("forked", [False, True], ids=["in-place", "forked-pool"])
 def test_a_build_written_while_it_renders_is_the_folder_written_after(tmp_path, lab_data, monkeypatch, forked):
     """`build` streams; `render_spec` + `write` is the reference path.  Forked: the lab's tasks run in the forked
@@ -29,23 +43,10 @@ def test_a_build_written_while_it_renders_is_the_folder_written_after(tmp_path, 
     write their own; in place (forced under it), the parent writes every file."""
     monkeypatch.setattr(schedule, "MIN_FORK_COST", 0.0 if forked else float("inf"))
     spec = write_spec(tmp_path, lab_data)
-    arrived: list[str] = []
-    real_put = staging.Stager.put
-
-    def put(self: staging.Stager, target: str, files: dict[str, str]) -> None:
-        arrived.append(target)
-        real_put(self, target, files)
-
-    monkeypatch.setattr(staging.Stager, "put", put)
-    written: list[str] = []
-    real_took = staging.Stager.took
-
-    def took(self: staging.Stager, target: str, staged: dict[str, Staged]) -> None:
-        written.extend(staged)
-        real_took(self, target, staged)
-
-    monkeypatch.setattr(staging.Stager, "took", took)
+    arrived = _calls(monkeypatch, "put")
+    took = _calls(monkeypatch, "took")
     streamed = build(spec, tmp_path / "streamed")
+    written = [rel for _, staged in took for rel in staged]
     assert len(arrived) > 5, "the render handed its tasks' files over as they ended"
     # forked, the workers wrote every file but those the targets' `finish` adds in the parent (SONiC's per-SKU files,
     # ANTA's inventory), the EOS switches' catalogs included (made in the workers, only their paths come back)
